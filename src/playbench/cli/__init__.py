@@ -1,0 +1,1 @@
+"""The ``playbench`` command line: one module per command, thin over the library."""

@@ -1,0 +1,69 @@
+"""Entry point: a click group whose commands are imported only when used."""
+
+import importlib
+import importlib.util
+import sys
+
+import click
+
+from playbench.core.errors import PlaybenchError
+
+# command name -> module under playbench.cli holding a click command called ``command``
+COMMANDS = {
+    "eval": "eval_cmd",
+    "list": "list_cmd",
+    "report": "report_cmd",
+    "compare": "compare_cmd",
+    "view": "view_cmd",
+    "plot": "plot_cmd",
+    "export": "export_cmd",
+    "play": "play_cmd",
+    "grasp": "grasp_cmd",
+    "mango": "mango_cmd",
+}
+
+
+def _available() -> list[str]:
+    return [n for n, m in COMMANDS.items() if importlib.util.find_spec(f"playbench.cli.{m}") is not None]
+
+
+class LazyGroup(click.Group):
+    """Loads a command's module on first use, so ``playbench list`` does not import every engine."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return _available()
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in _available():
+            return None
+        return importlib.import_module(f"playbench.cli.{COMMANDS[cmd_name]}").command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="playbench")
+def cli() -> None:
+    """playbench: evaluate LLM/VLM agents on MANGO, GRASP, SmartPlay and BALROG."""
+
+
+def main() -> None:
+    """Run the CLI; user errors become one line on stderr and exit code 2."""
+    try:
+        cli.main(standalone_mode=False)
+    except PlaybenchError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        click.echo(f"error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted: finished episodes are saved; continue with --resume", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

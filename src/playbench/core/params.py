@@ -1,0 +1,58 @@
+"""Typed task/agent parameters given as ``key=value`` strings on the command line."""
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from playbench.core.errors import PlaybenchError
+
+
+class Params(BaseModel):
+    """Base for parameter models: unknown keys are errors, values are validated and frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NoParams(Params):
+    """A task or agent without parameters."""
+
+
+def parse_key_values(items: list[str] | tuple[str, ...], flag: str = "-T") -> dict[str, str]:
+    """Turn ``["a=1", "b=x"]`` into ``{"a": "1", "b": "x"}``; a malformed item is a PlaybenchError."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise PlaybenchError(f"{flag} expects key=value, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _describe_field(model: type[BaseModel], name: str) -> str:
+    field = model.model_fields[name]
+    ann = field.annotation
+    args = getattr(ann, "__args__", None)
+    if getattr(ann, "__origin__", None) is not None and args and all(isinstance(a, str) for a in args):
+        return "|".join(args)
+    return getattr(ann, "__name__", str(ann))
+
+
+def valid_keys(model: type[BaseModel]) -> str:
+    """A compact ``key (type)`` listing of a parameter model's fields."""
+    return ", ".join(f"{k} ({_describe_field(model, k)})" for k in model.model_fields) or "none"
+
+
+def build_params(model: type[Params], values: dict[str, Any], owner: str) -> Params:
+    """Validate ``values`` against ``model``; any problem becomes a one-line PlaybenchError."""
+    unknown = [k for k in values if k not in model.model_fields]
+    if unknown:
+        raise PlaybenchError(f"unknown parameter {unknown[0]!r} for {owner}; valid keys: {valid_keys(model)}")
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "?"
+        given = values.get(key, err.get("input"))
+        expected = _describe_field(model, key) if key in model.model_fields else ""
+        hint = f" (expected {expected})" if expected else ""
+        raise PlaybenchError(f"bad value {given!r} for parameter {key!r} of {owner}: {err['msg']}{hint}") from None

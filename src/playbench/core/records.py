@@ -1,0 +1,102 @@
+"""The run record formats: run.json, one line of episodes.jsonl, one step of a trajectory.
+
+Volatile values (wall-clock times, latencies) live under ``timing`` so that two runs with the
+same seed can be compared byte for byte once ``timing`` is dropped.
+"""
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["ok", "agent-error", "infra-error"]
+STATUSES: tuple[str, ...] = ("ok", "agent-error", "infra-error")
+
+
+class Record(BaseModel):
+    """Base for records: strict about unknown keys so corrupt files are noticed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class TaskSpec(Record):
+    """One task of a run with its validated parameters."""
+
+    id: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    episodes: int
+
+
+class RunConfig(Record):
+    """Everything that decides a run's results (and nothing that does not, such as concurrency)."""
+
+    tasks: list[TaskSpec]
+    agent: str
+    agent_params: dict[str, Any] = Field(default_factory=dict)
+    model: str | None = None
+    model_params: dict[str, Any] = Field(default_factory=dict)
+    seed: int = 0
+
+    def hash(self) -> str:
+        """A stable hash of the config (canonical JSON)."""
+        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+class RunMeta(Record):
+    """The content of ``run.json``."""
+
+    format: int = 1
+    run_id: str
+    config: RunConfig
+    config_hash: str
+    versions: dict[str, str]
+    created_at: str
+    settings: dict[str, Any] = Field(default_factory=dict)  # concurrency, timeouts: not part of identity
+
+
+class StepRecord(Record):
+    """One agent step of an episode."""
+
+    step: int
+    observation: str
+    raw_output: str | None = None
+    action: str | None = None  # the legal action the output named; None when it named none
+    executed: str
+    valid: bool
+    reward: float
+    score: float
+    done: bool = False
+    messages: list[dict[str, Any]] | None = None  # the exact prompt sent, for model agents
+    usage: dict[str, int] | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+    timing: dict[str, float] = Field(default_factory=dict)
+
+
+class EpisodeRecord(Record):
+    """One finished (or failed) episode: one line of ``episodes.jsonl``."""
+
+    task: str
+    index: int
+    seed: int
+    status: Status
+    agent: str
+    model: str | None = None
+    score: float | None = None
+    completion: float | None = None
+    progress: float | None = None
+    reward: float = 0.0
+    steps: int = 0
+    invalid_actions: int = 0
+    metrics: dict[str, Any] = Field(default_factory=dict)
+    instance: dict[str, Any] = Field(default_factory=dict)
+    usage: dict[str, int] = Field(default_factory=dict)
+    error: str | None = None
+    trajectory: str | None = None  # path relative to the run directory
+    timing: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """(task, index): the identity of an episode within a run."""
+        return (self.task, self.index)

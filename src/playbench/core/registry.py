@@ -1,0 +1,99 @@
+"""The registry of task ids (with aliases and groups), and their gymnasium ids."""
+
+import difflib
+import importlib
+import pkgutil
+from typing import Any
+
+import gymnasium
+
+from playbench.core.errors import PlaybenchError
+from playbench.core.task import Task
+
+_TASKS: dict[str, Task] = {}
+_ALIASES: dict[str, str] = {}
+_GROUPS: dict[str, tuple[str, str]] = {}  # id -> (description, member prefix or "a,b,c")
+_GROUP_MEMBERS: dict[str, list[str]] = {}
+_loaded = False
+
+
+def gym_id(task_id: str) -> str:
+    """The gymnasium id of a task: ``playbench/<id with '/' as '.'>-v0``."""
+    return "playbench/" + task_id.replace("/", ".") + "-v0"
+
+
+def make_env(task_id: str, index: int = 0, **params: Any) -> gymnasium.Env:
+    """Build the Game of episode ``index`` of a task (used as the gymnasium entry point)."""
+    task = get_task(task_id)
+    return task.make_game(task.params(params), index)
+
+
+def register_task(task: Task) -> Task:
+    """Add a task (and its aliases and gymnasium id) to the registry."""
+    _TASKS[task.id] = task
+    for alias in task.aliases:
+        _ALIASES[alias] = task.id
+    gid = gym_id(task.id)
+    if gid not in gymnasium.registry:
+        gymnasium.register(id=gid, entry_point=make_env, kwargs={"task_id": task.id}, disable_env_checker=True)
+    return task
+
+
+def register_group(group_id: str, description: str, members: list[str]) -> None:
+    """Register a group id that expands to several tasks (e.g. ``smartplay/benchmark-v0``)."""
+    _GROUPS[group_id] = (description, ",".join(members))
+    _GROUP_MEMBERS[group_id] = list(members)
+
+
+def load_suites() -> None:
+    """Import every suite's ``tasks`` module once, which registers its tasks."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import playbench.suites as suites
+
+    for mod in pkgutil.iter_modules(suites.__path__):
+        if mod.ispkg and importlib.util.find_spec(f"playbench.suites.{mod.name}.tasks") is not None:
+            importlib.import_module(f"playbench.suites.{mod.name}.tasks")
+
+
+def list_tasks() -> list[Task]:
+    """All registered tasks, sorted by id."""
+    load_suites()
+    return [_TASKS[k] for k in sorted(_TASKS)]
+
+
+def list_groups() -> dict[str, tuple[str, list[str]]]:
+    """Group id -> (description, member task ids)."""
+    load_suites()
+    return {g: (_GROUPS[g][0], _GROUP_MEMBERS[g]) for g in sorted(_GROUPS)}
+
+
+def _unknown(name: str) -> PlaybenchError:
+    names = list(_TASKS) + list(_ALIASES) + list(_GROUPS)
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; see 'playbench list'"
+    return PlaybenchError(f"unknown task {name!r}{hint}")
+
+
+def get_task(name: str) -> Task:
+    """The task with this id or alias (``Hanoi3Disk-v0`` works too)."""
+    load_suites()
+    key = _ALIASES.get(name, _ALIASES.get(name.removesuffix("-v0"), name))
+    if key in _TASKS:
+        return _TASKS[key]
+    raise _unknown(name)
+
+
+def resolve_tasks(names: list[str] | tuple[str, ...]) -> list[Task]:
+    """Expand ids, aliases and groups into tasks, keeping order and dropping repeats."""
+    load_suites()
+    out: list[Task] = []
+    for name in names:
+        members = _GROUP_MEMBERS.get(name)
+        for tid in members if members is not None else [name]:
+            task = get_task(tid)
+            if task not in out:
+                out.append(task)
+    return out

@@ -1,0 +1,44 @@
+"""A Task: a named benchmark unit that knows its parameters, episode count and how to build games."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from playbench.core.game import Game
+from playbench.core.params import NoParams, Params, build_params
+
+
+@dataclass(frozen=True)
+class Task:
+    """A registered task ``suite/name``.
+
+    ``make_game(params, index)`` builds the Game for episode ``index`` (the runner then resets it
+    with the episode seed). ``episodes`` gives the default episode count for given parameters.
+    """
+
+    id: str
+    description: str
+    make_game: Callable[[Any, int], Game]
+    default_episodes: int | Callable[[Any], int] = 1
+    params_model: type[Params] = NoParams
+    aliases: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ("score", "completion")
+    reference_agents: tuple[str, ...] = ("random",)
+    #: One-step tasks send an official prompt unchanged; prompt strategies must not alter it.
+    one_step: bool = False
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def suite(self) -> str:
+        """The suite: the first part of the id."""
+        return self.id.split("/", 1)[0]
+
+    def params(self, values: dict[str, Any] | None = None) -> Params:
+        """Validated parameters from ``key=value`` strings (or typed values)."""
+        return build_params(self.params_model, dict(values or {}), self.id)
+
+    def episodes(self, params: Params) -> int:
+        """How many episodes this task runs by default with these parameters."""
+        if callable(self.default_episodes):
+            return int(self.default_episodes(params))
+        return self.default_episodes

@@ -1,0 +1,37 @@
+"""Turning a run config into the list of episodes still to run."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from playbench.core.records import EpisodeRecord, RunConfig
+from playbench.core.registry import get_task
+from playbench.core.seeding import episode_seed
+from playbench.core.task import Task
+
+
+@dataclass(frozen=True)
+class EpisodeJob:
+    """One scheduled episode: the task, its parameters, the index and the derived seed."""
+
+    task: Task
+    params: Any
+    index: int
+    seed: int
+
+
+def plan_jobs(config: RunConfig, done: dict[tuple[str, int], EpisodeRecord] | None = None) -> list[EpisodeJob]:
+    """All episodes of the config not already finished.
+
+    ``ok`` and ``agent-error`` episodes count as finished; ``infra-error`` ones run again.
+    """
+    done = done or {}
+    jobs: list[EpisodeJob] = []
+    for spec in config.tasks:
+        task = get_task(spec.id)
+        params = task.params(spec.params)
+        for index in range(spec.episodes):
+            prior = done.get((task.id, index))
+            if prior is not None and prior.status != "infra-error":
+                continue
+            jobs.append(EpisodeJob(task, params, index, episode_seed(config.seed, task.id, index)))
+    return jobs

@@ -1,0 +1,176 @@
+"""The asyncio runner: a bounded pool of workers plays episodes and appends their records."""
+
+import asyncio
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from playbench.agents.base import Agent, EpisodeContext, Turn
+from playbench.core.errors import InfraError
+from playbench.core.records import EpisodeRecord, StepRecord
+from playbench.runner.plan import EpisodeJob
+from playbench.runner.store import RunStore
+
+
+@dataclass
+class RunSettings:
+    """How to run (not what): concurrency and callbacks. Not part of the config hash."""
+
+    max_episodes: int = 1
+    on_step: Callable[[str], None] | None = None
+    on_episode: Callable[[EpisodeRecord], None] | None = None
+
+
+@dataclass
+class RunTotals:
+    """Counts kept while running (records themselves go to disk, not memory)."""
+
+    episodes: int = 0
+    steps: int = 0
+    by_status: dict[str, int] = field(default_factory=dict)
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _add_usage(total: dict[str, int], usage: dict[str, int] | None) -> None:
+    for key, value in (usage or {}).items():
+        total[key] = total.get(key, 0) + int(value)
+
+
+async def play_episode(
+    job: EpisodeJob, agent: Agent, agent_name: str, model: str | None, on_step: Callable[[str], None] | None = None
+) -> tuple[EpisodeRecord, list[StepRecord]]:
+    """Play one episode to its end and return its record and steps. Never raises for game/agent faults."""
+    started = time.perf_counter()
+    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    steps: list[StepRecord] = []
+    status, error = "ok", None
+    usage: dict[str, int] = {}
+    invalid = 0
+    total_reward = 0.0
+    info: dict[str, Any] = {}
+    game = job.task.make_game(job.params, job.index)
+    try:
+        obs, info = game.reset(seed=job.seed)
+        await agent.start(
+            EpisodeContext(job.task.id, job.index, job.seed, info.get("manual", ""), game.unwrapped, job.task.one_step)
+        )
+        done = False
+        while not done:
+            legal = game.legal_actions()
+            t0 = time.perf_counter()
+            try:
+                decision = await agent.act(Turn(len(steps), obs, info, legal))
+            except InfraError as exc:
+                status, error = "infra-error", str(exc)
+                break
+            except Exception as exc:  # a bug or crash inside the agent
+                status, error = "agent-error", f"{type(exc).__name__}: {exc}"
+                break
+            latency = time.perf_counter() - t0
+            valid = decision.action is not None and (legal is None or decision.action in legal)
+            executed = decision.action if valid else game.default_action
+            observation = obs
+            obs, reward, terminated, truncated, info = game.step(executed)
+            done = bool(terminated or truncated)
+            total_reward += float(reward)
+            invalid += not valid
+            _add_usage(usage, decision.usage)
+            steps.append(
+                StepRecord(
+                    step=len(steps),
+                    observation=observation,
+                    raw_output=decision.raw,
+                    action=decision.action if valid else None,
+                    executed=executed,
+                    valid=valid,
+                    reward=float(reward),
+                    score=_number(info.get("score")) or 0.0,
+                    done=done,
+                    messages=decision.messages,
+                    usage=decision.usage,
+                    extra=decision.extra,
+                    timing={"latency_s": round(latency, 6)},
+                )
+            )
+            if on_step is not None:
+                on_step(job.task.id)
+    except InfraError as exc:
+        status, error = "infra-error", str(exc)
+    except Exception as exc:  # the game itself failed: not the agent's fault
+        status, error = "infra-error", f"game error: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+    finally:
+        instance = _safe(game.instance)
+        progress = _number(_safe(lambda: game.progress))
+        game.close()
+    ok = status == "ok"
+    record = EpisodeRecord(
+        task=job.task.id,
+        index=job.index,
+        seed=job.seed,
+        status=status,  # type: ignore[arg-type]
+        agent=agent_name,
+        model=model,
+        score=_number(info.get("score")) if ok else None,
+        completion=_number(info.get("completed", 0)) if ok else None,
+        progress=progress if ok else None,
+        reward=total_reward,
+        steps=len(steps),
+        invalid_actions=invalid,
+        metrics=dict(info.get("metrics", {})) if ok else {},
+        instance=instance or {},
+        usage=usage,
+        error=error,
+        timing={"started_at": started_at, "duration_s": round(time.perf_counter() - started, 6)},
+    )
+    return record, steps
+
+
+def _safe(fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except Exception:
+        return None
+
+
+async def run_jobs(
+    jobs: list[EpisodeJob],
+    store: RunStore,
+    make_agent: Callable[[], Agent],
+    agent_name: str,
+    model: str | None,
+    settings: RunSettings,
+) -> RunTotals:
+    """Run the jobs with at most ``settings.max_episodes`` in flight, appending each record as it ends."""
+    queue: asyncio.Queue[EpisodeJob] = asyncio.Queue()
+    for job in jobs:
+        queue.put_nowait(job)
+    totals = RunTotals()
+
+    async def worker() -> None:
+        while True:
+            try:
+                job = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            record, steps = await play_episode(job, make_agent(), agent_name, model, settings.on_step)
+            if steps:
+                record.trajectory = store.write_trajectory(job.task.id, job.index, steps)
+            store.append_episode(record)
+            totals.episodes += 1
+            totals.steps += record.steps
+            totals.by_status[record.status] = totals.by_status.get(record.status, 0) + 1
+            if settings.on_episode is not None:
+                settings.on_episode(record)
+
+    workers = max(1, min(settings.max_episodes, len(jobs)))
+    await asyncio.gather(*(worker() for _ in range(workers)))
+    return totals

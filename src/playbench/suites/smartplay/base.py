@@ -1,0 +1,98 @@
+"""What every SmartPlay game shares: manual, history, rollout limit, score and completion in ``info``."""
+
+from typing import Any
+
+import numpy as np
+
+from playbench.core.game import Game
+from playbench.core.params import Params
+from playbench.suites.smartplay.history import HistoryTracker
+
+
+class SmartPlayParams(Params):
+    """Parameters common to SmartPlay tasks.
+
+    ``compat`` reproduces the original code, bugs included; ``history``/``steps``/``trials`` default to
+    the original code's values (``history`` may be set to the paper's values, e.g. 30 for Hanoi).
+    """
+
+    compat: bool = False
+    history: int | None = None
+    steps: int | None = None
+    trials: int | None = None
+
+
+class SmartPlayGame(Game):
+    """A SmartPlay game: subclasses implement ``_reset``, ``_step`` and the manual."""
+
+    default_steps = 50
+    default_history = 50
+    actions: list[str] = []
+
+    def __init__(self, params: SmartPlayParams) -> None:
+        super().__init__()
+        self.params = params
+        self.compat = params.compat
+        self.max_steps = params.steps or self.default_steps
+        self.tracker = HistoryTracker(params.history or self.default_history)
+        self.score = 0.0
+        self.completed = 0
+        self.t = 0
+        self.rng = np.random.default_rng(0)
+
+    def legal_actions(self) -> list[str]:
+        """SmartPlay games always accept every action in their list."""
+        return list(self.actions)
+
+    # -- subclass hooks ---------------------------------------------------------------------
+
+    def _reset(self) -> str:
+        raise NotImplementedError
+
+    def _step(self, index: int) -> tuple[str, float, bool, dict[str, Any]]:
+        raise NotImplementedError
+
+    def _metrics(self) -> dict[str, Any]:
+        return {}
+
+    # -- gymnasium ---------------------------------------------------------------------------
+
+    def _info(self, obs: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        info = {
+            "obs": obs,
+            "manual": self.manual,
+            "history": self.tracker.text(),
+            "score": self.score,
+            "completed": self.completed,
+            "progress": self.progress,
+            "metrics": self._metrics(),
+        }
+        info.update(extra or {})
+        self.tracker.add(obs)
+        self._last_obs = obs
+        return info
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict[str, Any]]:
+        """Start an episode; all randomness comes from ``seed``."""
+        super().reset(seed=seed)
+        self.rng = np.random.default_rng(seed)
+        self.tracker.reset()
+        self.score, self.completed, self.t, self._done = 0.0, 0, 0, False
+        obs = self._reset()
+        return obs, self._info(obs)
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Play one action (one of ``legal_actions()``)."""
+        if self._done:
+            raise RuntimeError("step() called after the episode ended; call reset()")
+        index = self.actions.index(action)
+        obs, reward, terminated, extra = self._step(index)
+        self.t += 1
+        truncated = not terminated and self.t >= self.max_steps
+        self._done = terminated or truncated
+        return obs, float(reward), terminated, truncated, self._info(obs, extra)
+
+
+def action_list_text(actions: list[str]) -> str:
+    """SmartPlay's ``List of all actions:`` block (no trailing newline)."""
+    return "List of all actions:\n" + "\n".join(f"{i + 1}. {a}" for i, a in enumerate(actions))
