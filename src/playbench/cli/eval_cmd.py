@@ -16,7 +16,7 @@ from playbench.cli.report_cmd import print_report
 from playbench.core.errors import PlaybenchError
 from playbench.core.params import parse_key_values
 from playbench.core.records import RunConfig, TaskSpec
-from playbench.core.registry import resolve_tasks
+from playbench.core.registry import get_task, resolve_members
 from playbench.report.build import build_report
 from playbench.runner import RunSettings, RunStore, plan_jobs, run_jobs
 
@@ -30,7 +30,7 @@ def build_config(
         raise PlaybenchError("give at least one task id (see 'playbench list')")
     if episodes is not None and episodes < 1:
         raise PlaybenchError("--episodes must be at least 1")
-    resolved = resolve_tasks(tasks)
+    resolved = resolve_members(tasks)
     tvals = parse_key_values(task_args, "-T")
     agent_name = agent or ("naive" if model else "random")
     spec = get_agent(agent_name)
@@ -39,15 +39,15 @@ def build_config(
     if spec.reference and model:
         raise PlaybenchError(f"agent {agent_name!r} needs no model; drop --model or pick a model agent")
     specs = []
-    for task in resolved:
+    for task, preset in resolved:
         if spec.reference and agent_name not in task.reference_agents:
             raise PlaybenchError(
                 f"agent {agent_name!r} is not available for {task.id}; reference agents there: "
                 + ", ".join(task.reference_agents)
             )
-        params = task.params(tvals)
+        params = task.params({**preset.get("params", {}), **tvals})
         specs.append(TaskSpec(id=task.id, params=params.model_dump(mode="json"),
-                              episodes=episodes or task.episodes(params)))
+                              episodes=episodes or preset.get("episodes") or task.episodes(params)))
     aparams = spec.params(parse_key_values(agent_args, "-A")).model_dump(mode="json")
     mparams = parse_key_values(model_args, "-M")
     return RunConfig(tasks=specs, agent=agent_name, agent_params=aparams, model=model, model_params=mparams, seed=seed)
@@ -77,12 +77,14 @@ def _progress() -> Progress:
 @click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds per model request.")
 @click.option("--base-url", default=None, help="Server URL for OpenAI-compatible providers.")
 @click.option("--cache", is_flag=True, help="Answer identical model requests from an on-disk cache.")
+@click.option("--retry-backoff", type=float, default=1.0, show_default=True,
+              help="Seconds before the first retry of a failed model request (doubles each retry, jittered).")
 @click.option("--resume", "resume", type=click.Path(), default=None, help="Continue this run directory.")
 @click.option("--quiet", is_flag=True, help="No progress bar or table.")
 def command(tasks: tuple[str, ...], agent: str | None, model: str | None, episodes: int | None, seed: int,
             log_dir: str, task_args: tuple[str, ...], agent_args: tuple[str, ...], model_args: tuple[str, ...],
             max_episodes: int | None, max_connections: int, max_retries: int, timeout: float,
-            base_url: str | None, cache: bool, resume: str | None, quiet: bool) -> None:
+            base_url: str | None, cache: bool, retry_backoff: float, resume: str | None, quiet: bool) -> None:
     """Run TASKS (ids, aliases or groups) and record every episode."""
     if max_connections < 1 or (max_episodes is not None and max_episodes < 1):
         raise PlaybenchError("--max-connections and --max-episodes must be at least 1")
@@ -104,11 +106,15 @@ def command(tasks: tuple[str, ...], agent: str | None, model: str | None, episod
     aparams = spec.params(config.agent_params)
     model_obj = None
     if config.model:
+        from playbench.agents.strategies import preflight
         from playbench.models import ModelSettings, create_model
 
+        if retry_backoff < 0:
+            raise PlaybenchError("--retry-backoff must be >= 0")
+        preflight(config.agent, aparams, [get_task(t.id) for t in config.tasks])
         model_obj = create_model(config.model, config.model_params, ModelSettings(
             base_url=base_url, max_connections=max_connections, max_retries=max_retries, timeout=timeout,
-            cache=cache))
+            cache=cache, backoff_base=retry_backoff))
     jobs = plan_jobs(config, done)
     if not resume:
         store = RunStore.create(Path(log_dir), {
@@ -118,8 +124,13 @@ def command(tasks: tuple[str, ...], agent: str | None, model: str | None, episod
         })
     run_dir = store.path
     totals = _execute(jobs, store, lambda: spec.factory(aparams, model_obj), config, max_episodes or max_connections,
-                      quiet)
+                      quiet, model_obj)
     store.close()
+    if model_obj is not None and not quiet:
+        st = model_obj.stats
+        faults = ", ".join(f"{k} {v}" for k, v in sorted(st.faults.items())) or "none"
+        err_console.print(f"model {config.model}: {st.calls} calls, {st.attempts} requests, {st.answers} answers, "
+                          f"{st.cache_hits} cache hits, faults: {faults}")
     report = build_report(store)
     if not quiet:
         print_report(report)
@@ -132,7 +143,7 @@ def command(tasks: tuple[str, ...], agent: str | None, model: str | None, episod
     _ = totals
 
 
-def _execute(jobs, store: RunStore, make_agent, config: RunConfig, max_episodes: int, quiet: bool):
+def _execute(jobs, store: RunStore, make_agent, config: RunConfig, max_episodes: int, quiet: bool, model=None):
     per_task: dict[str, int] = {}
     steps = {"n": 0}
     start = time.perf_counter()
@@ -153,4 +164,13 @@ def _execute(jobs, store: RunStore, make_agent, config: RunConfig, max_episodes:
             progress.update(bars[record.task], advance=1, rate=f"{rate:,.0f}")
 
         settings = RunSettings(max_episodes=max_episodes, on_step=on_step, on_episode=on_episode)
-        return asyncio.run(run_jobs(jobs, store, make_agent, config.agent, config.model, settings))
+        return asyncio.run(_closing(run_jobs(jobs, store, make_agent, config.agent, config.model, settings), model))
+
+
+async def _closing(coro, model):
+    """Run ``coro``, then close the model's connections inside the same event loop."""
+    try:
+        return await coro
+    finally:
+        if model is not None:
+            await model.aclose()

@@ -12,8 +12,8 @@ from playbench.core.task import Task
 
 _TASKS: dict[str, Task] = {}
 _ALIASES: dict[str, str] = {}
-_GROUPS: dict[str, tuple[str, str]] = {}  # id -> (description, member prefix or "a,b,c")
-_GROUP_MEMBERS: dict[str, list[str]] = {}
+_GROUPS: dict[str, str] = {}  # id -> description
+_GROUP_MEMBERS: dict[str, list[tuple[str, dict[str, Any]]]] = {}  # id -> [(task id, preset)]
 _loaded = False
 
 
@@ -39,10 +39,13 @@ def register_task(task: Task) -> Task:
     return task
 
 
-def register_group(group_id: str, description: str, members: list[str]) -> None:
-    """Register a group id that expands to several tasks (e.g. ``smartplay/benchmark-v0``)."""
-    _GROUPS[group_id] = (description, ",".join(members))
-    _GROUP_MEMBERS[group_id] = list(members)
+def register_group(group_id: str, description: str, members: list[str | tuple[str, dict[str, Any]]]) -> None:
+    """Register a group id that expands to several tasks (e.g. ``smartplay/benchmark-v0``).
+
+    A member may carry a preset ``{"episodes": N, "params": {...}}`` used unless the user overrides it.
+    """
+    _GROUPS[group_id] = description
+    _GROUP_MEMBERS[group_id] = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in members]
 
 
 def load_suites() -> None:
@@ -67,7 +70,7 @@ def list_tasks() -> list[Task]:
 def list_groups() -> dict[str, tuple[str, list[str]]]:
     """Group id -> (description, member task ids)."""
     load_suites()
-    return {g: (_GROUPS[g][0], _GROUP_MEMBERS[g]) for g in sorted(_GROUPS)}
+    return {g: (_GROUPS[g], [m for m, _ in _GROUP_MEMBERS[g]]) for g in sorted(_GROUPS)}
 
 
 def _unknown(name: str) -> PlaybenchError:
@@ -86,14 +89,18 @@ def get_task(name: str) -> Task:
     raise _unknown(name)
 
 
-def resolve_tasks(names: list[str] | tuple[str, ...]) -> list[Task]:
-    """Expand ids, aliases and groups into tasks, keeping order and dropping repeats."""
+def resolve_members(names: list[str] | tuple[str, ...]) -> list[tuple[Task, dict[str, Any]]]:
+    """Expand ids, aliases and groups into (task, preset) pairs, keeping order and dropping repeats."""
     load_suites()
-    out: list[Task] = []
+    out: dict[str, tuple[Task, dict[str, Any]]] = {}
     for name in names:
         members = _GROUP_MEMBERS.get(name)
-        for tid in members if members is not None else [name]:
+        for tid, preset in members if members is not None else [(name, {})]:
             task = get_task(tid)
-            if task not in out:
-                out.append(task)
-    return out
+            out.setdefault(task.id, (task, preset))
+    return list(out.values())
+
+
+def resolve_tasks(names: list[str] | tuple[str, ...]) -> list[Task]:
+    """Expand ids, aliases and groups into tasks, keeping order and dropping repeats."""
+    return [task for task, _ in resolve_members(names)]

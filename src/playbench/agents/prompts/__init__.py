@@ -1,0 +1,1 @@
+"""Prompt texts, history building, output parsing and action matching for the model agents."""

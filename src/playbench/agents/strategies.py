@@ -1,0 +1,95 @@
+"""The model agents (prompt strategies), registered by name; ``preflight`` refuses bad combinations early."""
+
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import Field
+
+from playbench.agents.balrog_style import (
+    BalrogAgent,
+    CotAgent,
+    CustomAgent,
+    FewShotAgent,
+    RobustCotAgent,
+    RobustNaiveAgent,
+)
+from playbench.agents.few_shot import load_demos
+from playbench.agents.registry import AgentSpec, get_agent, register_agent
+from playbench.agents.two_stage import TwoStageAgent
+from playbench.core.errors import PlaybenchError
+from playbench.core.params import Params
+from playbench.core.task import Task
+
+
+class StrategyParams(Params):
+    """``-A`` parameters of the BALROG strategies."""
+
+    compat: bool = False  # reproduce BALROG's parsing and history bugs (B5-B8)
+    max_text_history: int = Field(16, ge=0)
+    max_image_history: int = Field(1, ge=0)
+    max_cot_history: int = Field(1, ge=0)
+    feedback_on_invalid_action: bool = True
+    list_actions: Literal["auto", "always", "never"] = "auto"  # auto: unless already numbered (never in compat)
+    allow_prompt_change: bool = False  # let this strategy alter a one-step task's official prompt
+
+
+class FewShotParams(StrategyParams):
+    """``-A`` parameters of the few-shot strategy."""
+
+    demos: str | None = None  # a playbench run directory (or a folder of runs) with demonstration episodes
+    icl_episodes: int = Field(1, ge=1)
+    max_icl_history: int = Field(1000, ge=1)
+
+
+class TwoStageParams(Params):
+    """``-A`` parameters of SmartPlay's two-stage strategy."""
+
+    compat: bool = False  # SmartPlay's substring match_act instead of the word-boundary rule (B8)
+    list_actions: Literal["auto", "always", "never"] = "auto"
+    allow_prompt_change: bool = False
+
+
+_BALROG = {
+    "naive": (BalrogAgent, "BALROG naive: the answer must be one action"),
+    "cot": (CotAgent, "BALROG chain of thought: reason, then 'ACTION: …'"),
+    "robust-naive": (RobustNaiveAgent, "BALROG robust naive: answer as <|ACTION|>…<|END|>"),
+    "robust-cot": (RobustCotAgent, "BALROG robust chain of thought: reason, then <|ACTION|>…<|END|>"),
+    "custom": (CustomAgent, "BALROG planning agent: keeps and revises a PLAN"),
+}
+for _name, (_cls, _text) in _BALROG.items():
+    register_agent(AgentSpec(name=_name, description=_text, factory=lambda p, m, c=_cls: c(p, m),
+                             params_model=StrategyParams, needs_model=True))
+register_agent(AgentSpec(name="few-shot", description="BALROG few-shot: demonstrations from a run (-A demos=PATH)",
+                         factory=lambda p, m: FewShotAgent(p, m), params_model=FewShotParams, needs_model=True))
+register_agent(AgentSpec(name="two-stage", description="SmartPlay two-stage: think, then name the action",
+                         factory=lambda p, m: TwoStageAgent(p, m), params_model=TwoStageParams, needs_model=True))
+
+#: Strategies that send a one-step task's official prompt unchanged.
+KEEPS_ONE_STEP_PROMPT = frozenset({"naive"})
+
+
+def preflight(agent: str, params: Params, tasks: Iterable[Task]) -> None:
+    """Refuse, before anything runs, what cannot work.
+
+    That is: prompt-altering strategies on one-step tasks (unless ``allow_prompt_change``), and
+    few-shot without demonstrations for every task.
+    """
+    spec = get_agent(agent)
+    if not spec.needs_model:
+        return
+    tasks = list(tasks)
+    allow = bool(getattr(params, "allow_prompt_change", False))
+    for task in tasks:
+        if task.one_step and agent not in KEEPS_ONE_STEP_PROMPT and not allow:
+            raise PlaybenchError(
+                f"agent {agent!r} would alter the official prompt of one-step task {task.id}; use --agent naive "
+                "(sends it unchanged) or -A allow_prompt_change=true")
+    if agent == "few-shot":
+        demos_path = getattr(params, "demos", None)
+        if not demos_path:
+            raise PlaybenchError("few-shot needs demonstrations: -A demos=PATH, a playbench run of a reference agent "
+                                 "(e.g. 'playbench eval TASK --agent oracle'); the originals' demos are not available")
+        demos = load_demos(str(demos_path))
+        for task in tasks:
+            if not demos.get(task.id):
+                raise PlaybenchError(f"no ok episode of {task.id} in {demos_path} to use as a demonstration")

@@ -1,0 +1,63 @@
+"""``provider/name`` -> a configured Model (keys from the environment only)."""
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from playbench.core.errors import PlaybenchError
+from playbench.core.params import build_params
+from playbench.models.model import Model, ModelSettings
+from playbench.models.providers.anthropic import AnthropicProvider
+from playbench.models.providers.base import Provider
+from playbench.models.providers.google import GoogleProvider
+from playbench.models.providers.mock import MockProvider
+from playbench.models.providers.openai import OpenAIProvider
+from playbench.models.redact import register_secret
+from playbench.models.types import GenerateConfig
+
+#: provider -> (default base URL, URL environment variable, key environment variables, fallback key)
+PROVIDERS: dict[str, tuple[str, str | None, tuple[str, ...], str | None]] = {
+    "openai": ("https://api.openai.com/v1", "OPENAI_BASE_URL", ("OPENAI_API_KEY",), None),
+    "vllm": ("http://localhost:8000/v1", "VLLM_BASE_URL", ("VLLM_API_KEY",), "EMPTY"),
+    "ollama": ("http://localhost:11434/v1", "OLLAMA_BASE_URL", ("OLLAMA_API_KEY",), "ollama"),
+    "anthropic": ("https://api.anthropic.com", "ANTHROPIC_BASE_URL", ("ANTHROPIC_API_KEY",), None),
+    "google": ("https://generativelanguage.googleapis.com", "GOOGLE_GEMINI_BASE_URL",
+               ("GEMINI_API_KEY", "GOOGLE_API_KEY"), None),
+    "mock": ("mock://", None, (), None),
+}
+
+
+def parse_model_name(name: str) -> tuple[str, str]:
+    """``"openai/gpt-4o"`` -> ``("openai", "gpt-4o")``; anything else is a PlaybenchError."""
+    provider, sep, model = name.partition("/")
+    if not sep or not model:
+        raise PlaybenchError(f"--model expects provider/name (e.g. openai/gpt-4o or mock/demo), got {name!r}")
+    if provider not in PROVIDERS:
+        raise PlaybenchError(f"unknown model provider {provider!r}; known: {', '.join(PROVIDERS)}")
+    return provider, model
+
+
+def create_model(name: str, params: Mapping[str, Any] | None = None, settings: ModelSettings | None = None) -> Model:
+    """Build the Model for ``provider/name`` with ``-M`` settings ``params``."""
+    settings = settings or ModelSettings()
+    provider_name, model = parse_model_name(name)
+    config = build_params(GenerateConfig, dict(params or {}), f"model {name}")
+    assert isinstance(config, GenerateConfig)
+    if provider_name != "mock" and (config.script or config.invalid_rate or config.latency):
+        raise PlaybenchError("-M script, invalid_rate and latency are settings of the mock provider only")
+    if settings.max_connections < 1 or settings.max_retries < 0 or settings.timeout <= 0:
+        raise PlaybenchError("--max-connections must be >= 1, --max-retries >= 0 and --timeout > 0")
+    default_url, url_var, key_vars, fallback_key = PROVIDERS[provider_name]
+    provider: Provider
+    if provider_name == "mock":
+        provider = MockProvider(model, config)
+    else:
+        url = settings.base_url or (os.environ.get(url_var) if url_var else None) or default_url
+        key = next((os.environ[v] for v in key_vars if os.environ.get(v)), None)
+        register_secret(key)
+        if key is None and settings.base_url is None and fallback_key is None:
+            raise PlaybenchError(f"{name} needs an API key in ${' or $'.join(key_vars)} (or --base-url for a local server)")
+        key = key or fallback_key
+        cls = {"anthropic": AnthropicProvider, "google": GoogleProvider}.get(provider_name, OpenAIProvider)
+        provider = cls(model, url, key)
+    return Model(name, provider, config, settings)

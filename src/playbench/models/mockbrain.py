@@ -1,0 +1,63 @@
+"""The deterministic "brain" behind the mock provider and the loopback test server.
+
+It reads the numbered action list from the prompt (``1. …`` lines), picks one by a hash of the
+whole request, and formats it the way the prompt asks (``<|ACTION|>…<|END|>``, ``ACTION: …``,
+``PLAN: …``). The same request always gets the same answer.
+"""
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+
+_NUMBERED = re.compile(r"^\s*(\d+)\.\s+(.*\S)\s*$")
+NO_ACTION = "I am not sure what to do here."
+
+
+def numbered_actions(text: str) -> list[str]:
+    """The last numbered list (``1. a``, ``2. b`` …) in ``text``."""
+    found: list[str] = []
+    current: list[str] = []
+    for line in text.splitlines():
+        match = _NUMBERED.match(line)
+        if match and int(match.group(1)) == len(current) + 1:
+            current.append(match.group(2))
+        elif match and int(match.group(1)) == 1:
+            current = [match.group(2)]
+        else:
+            if current:
+                found, current = current, []
+    return current or found
+
+
+def request_digest(name: str, contents: Sequence[tuple[str, str]], salt: str = "") -> bytes:
+    """A hash of the model name, salt and (role, content) pairs."""
+    blob = json.dumps([name, salt, list(contents)], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).digest()
+
+
+def answer(name: str, contents: Sequence[tuple[str, str]], salt: str = "", invalid_rate: float = 0.0) -> str:
+    """The mock answer to a request given as (role, content) pairs."""
+    digest = request_digest(name, contents, salt)
+    text = "\n".join(c for _, c in contents)
+    last = next((c for r, c in reversed(contents) if r == "user"), text)
+    actions = numbered_actions(text)
+    roll = int.from_bytes(digest[4:8], "big") / 2**32
+    if not actions or roll < invalid_rate:
+        choice = NO_ACTION if actions or invalid_rate else "wait"
+    else:
+        choice = actions[int.from_bytes(digest[:4], "big") % len(actions)]
+    if "<|ACTION|>" in last:
+        return f"<|ACTION|>{choice}<|END|>"
+    if "PLAN:" in last:
+        return f"PLAN: No changes to the plan.\nACTION: {choice}"
+    if "ACTION:" in last:
+        return f"Let me weigh the options.\nACTION: {choice}"
+    if "think step by step" in last:
+        return f"Weighing the options, I would choose: {choice}"
+    return choice
+
+
+def approx_tokens(text: str) -> int:
+    """A cheap token estimate (4 characters per token) for mock usage figures."""
+    return len(text) // 4 + 1

@@ -1,0 +1,1 @@
+"""Model providers: each turns neutral messages into one wire format and parses the answer."""

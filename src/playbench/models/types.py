@@ -1,0 +1,114 @@
+"""Provider-neutral message, request and answer types shared by every provider."""
+
+import base64
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import field_validator
+
+from playbench.core.params import Params
+
+
+@dataclass(frozen=True)
+class Image:
+    """A PNG image attached to a message (kept as bytes; providers encode it their own way)."""
+
+    png: bytes
+    width: int = 0
+    height: int = 0
+
+    @property
+    def b64(self) -> str:
+        """Base64 of the PNG bytes."""
+        return base64.b64encode(self.png).decode()
+
+    @property
+    def digest(self) -> str:
+        """A short content hash: used in records and cache keys instead of the bytes."""
+        return hashlib.sha256(self.png).hexdigest()[:16]
+
+    def placeholder(self) -> dict[str, Any]:
+        """What a record stores instead of the image bytes."""
+        return {"type": "image", "sha256": self.digest, "width": self.width, "height": self.height}
+
+
+@dataclass
+class Message:
+    """One chat message: ``role`` is ``system``, ``user`` or ``assistant``."""
+
+    role: str
+    content: str
+    images: list[Image] = field(default_factory=list)
+
+    def record(self) -> dict[str, Any]:
+        """The JSON form kept in trajectories (images as hashes, never bytes)."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.images:
+            out["images"] = [img.placeholder() for img in self.images]
+        return out
+
+
+class GenerateConfig(Params):
+    """Generation settings given with ``-M key=value`` (all optional; ``None`` = provider default)."""
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    seed: int | None = None
+    stop: list[str] | None = None
+    #: Context window in tokens: prompts are trimmed (oldest history first) to fit it.
+    context_window: int | None = None
+    #: Prices in USD per million tokens; with them usage also carries ``cost_micro_usd``.
+    price_input: float | None = None
+    price_output: float | None = None
+    #: Mock provider only: a JSON file of scripted answers.
+    script: str | None = None
+    #: Mock provider only: share of answers that deliberately name no action (0..1).
+    invalid_rate: float = 0.0
+    #: Mock provider only: simulated latency per call in seconds.
+    latency: float = 0.0
+
+    @field_validator("stop", mode="before")
+    @classmethod
+    def _split_stop(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [text]
+        return value
+
+    def wire(self) -> dict[str, Any]:
+        """The settings that go to a provider (and into cache keys)."""
+        keys = ("temperature", "max_tokens", "top_p", "seed", "stop")
+        return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
+
+
+@dataclass
+class ModelOutput:
+    """A well-formed answer: text plus usage and optional reasoning."""
+
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning: str | None = None
+    attempts: int = 1
+    cached: bool = False
+    stop_reason: str | None = None
+
+    def usage(self) -> dict[str, int]:
+        """Token and call counts for ``Decision.usage``."""
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "calls": 1,
+            "attempts": 0 if self.cached else self.attempts,
+            "cache_hits": int(self.cached),
+        }
+
+
+def messages_record(messages: list[Message]) -> list[dict[str, Any]]:
+    """The JSON form of a message list for trajectories."""
+    return [m.record() for m in messages]

@@ -1,0 +1,140 @@
+"""A reproducible, optionally render-free wrapper over the real ``crafter`` package (PyPI 1.8.3).
+
+Three changes to the stock ``crafter.Env``, none of which alters a world:
+
+* **Stable creature order.** Every 10th step crafter balances each chunk's creatures, iterating a
+  Python ``set`` whose order follows memory addresses, and picks the creature to despawn by index into
+  that order. Here each chunk's objects are sorted by their insertion index in the world's object list
+  first, so the same seed and actions give the same trajectory in any process (SmartPlay B12).
+* **Text-only mode.** Rendering at night draws a noise image from the world's generator. Without
+  rendering, the same draw is made and discarded, so the world's random stream, and everything after,
+  is identical to the rendering mode, while skipping all image work.
+* **Fast world generation** (``fastgen``): the same worlds, generated several times faster.
+
+The world seed is crafter's own: ``hash((seed, episode)) % (2**31 - 1)`` with episode 1 for a fresh
+episode seed (the hash of a tuple of ints is the same in every process).
+"""
+
+from typing import Any
+
+import crafter
+import numpy as np
+from crafter import constants, objects
+
+from playbench.suites.crafter import fastgen
+
+#: Crafter's internal action names in index order.
+ACTION_NAMES: tuple[str, ...] = tuple(constants.actions)
+#: The 22 achievements in crafter's order.
+ACHIEVEMENTS: tuple[str, ...] = tuple(constants.achievements)
+#: Inventory items that are not vitals, in crafter's order.
+VITALS: tuple[str, ...] = ("health", "food", "drink", "energy")
+ITEMS: tuple[str, ...] = tuple(k for k in constants.items if k not in VITALS)
+
+
+class CrafterEngine(crafter.Env):
+    """``crafter.Env`` made reproducible, with an optional text-only (render-free) mode.
+
+    ``render_images=False`` skips all rendering but burns the night-noise draw exactly as the
+    renderer would, so trajectories are identical to ``render_images=True``. ``fast_worldgen``
+    selects the faster (identical) world generator; ``stable_order=False`` restores the stock,
+    non-reproducible chunk balancing (only for demonstrating the bug).
+    """
+
+    def __init__(self, *, area: tuple[int, int] = (64, 64), view: tuple[int, int] = (9, 9),
+                 size: tuple[int, int] = (64, 64), reward: bool = True, length: int | None = 10000,
+                 seed: int = 0, render_images: bool = True, fast_worldgen: bool = True,
+                 stable_order: bool = True) -> None:
+        super().__init__(area=area, view=view, size=size, reward=reward, length=length, seed=int(seed))
+        self.render_images = render_images
+        self.fast_worldgen = fast_worldgen
+        self.stable_order = stable_order
+        grid = np.array(self._local_view._grid)
+        unit = np.array(self._size) // np.array(self._view)
+        self._noise_shape = tuple(int(v) for v in grid * unit)
+        self.last_image: np.ndarray | None = None
+
+    # -- episodes ------------------------------------------------------------------------------
+
+    def reset_seed(self, seed: int) -> np.ndarray | None:
+        """Start a fresh episode whose world is the first world of ``crafter.Env(seed=seed)``."""
+        self._seed = int(seed)
+        self._episode = 0
+        return self.reset()
+
+    def reset(self) -> np.ndarray | None:
+        """crafter's reset, with the faster (identical) world generator when enabled."""
+        if not self.fast_worldgen:
+            return super().reset()
+        center = (self._world.area[0] // 2, self._world.area[1] // 2)
+        self._episode += 1
+        self._step = 0
+        self._world.reset(seed=hash((self._seed, self._episode)) % (2**31 - 1))
+        self._update_time()
+        self._player = objects.Player(self._world, center)
+        self._last_health = self._player.health
+        self._world.add(self._player)
+        self._unlocked = set()
+        fastgen.generate_world(self._world, self._player)
+        return self._obs()
+
+    # -- the three changes ---------------------------------------------------------------------
+
+    def _obs(self) -> np.ndarray | None:
+        if self.render_images:
+            self.last_image = self.render()
+            return self.last_image
+        # The local view draws this noise at night (crafter.engine.LocalView._noise): burn it.
+        if self._world.daylight < 0.5:
+            self._world.random.uniform(32, 127, self._noise_shape)
+        self.last_image = None
+        return None
+
+    def _balance_object(self, chunk: Any, objs: Any, *args: Any) -> None:
+        if self.stable_order:
+            obj_map = self._world._obj_map
+            objs = sorted(objs, key=lambda obj: int(obj_map[obj.pos[0], obj.pos[1]]))
+        super()._balance_object(chunk, objs, *args)
+
+    # -- state, for descriptors and reference policies ------------------------------------------
+
+    @property
+    def player(self) -> Any:
+        """The player object (position, facing, inventory, achievements, sleeping)."""
+        return self._player
+
+    @property
+    def world(self) -> Any:
+        """The crafter world (materials, objects, daylight, random generator)."""
+        return self._world
+
+    @property
+    def step_count(self) -> int:
+        """Engine steps since reset (the hidden reset tick of the suites counts)."""
+        return int(self._step or 0)
+
+    def semantic(self) -> np.ndarray:
+        """The whole world's semantic map: material ids 1-12 and object ids 13-18."""
+        return self._sem_view()
+
+    def unlocked(self) -> list[str]:
+        """Achievements unlocked so far, in crafter's order."""
+        return [a for a in ACHIEVEMENTS if self._player.achievements.get(a, 0) > 0]
+
+    def id_names(self) -> list[str]:
+        """Name of every semantic id (index 0 is ``None``, outside the world)."""
+        names = ["None"] * (len(self._sem_view._mat_ids) + len(self._sem_view._obj_ids))
+        for name, index in self._sem_view._mat_ids.items():
+            if name is not None:
+                names[index] = str(name)
+        for cls, index in self._sem_view._obj_ids.items():
+            names[index] = cls.__name__.lower()
+        return names
+
+
+def world_fingerprint(engine: CrafterEngine) -> tuple[bytes, tuple[tuple[str, int, int, int], ...], tuple[Any, ...]]:
+    """Everything that identifies a world state: materials, objects (with health) and the RNG state."""
+    world = engine.world
+    objs = tuple((type(o).__name__, int(o.pos[0]), int(o.pos[1]), int(o.health)) for o in world.objects)
+    state = world.random.get_state()
+    return world._mat_map.tobytes(), objs, (int(state[2]), state[1].tobytes())

@@ -1,0 +1,252 @@
+"""The two Crafter games over one engine: SmartPlay's ``smartplay/crafter`` and BALROG's ``balrog/crafter/default``.
+
+Both run the reproducible :class:`~playbench.suites.crafter.engine.CrafterEngine` seeded with the episode
+seed (world seed ``hash((seed, 1)) % (2**31 - 1)``, SmartPlay §5.5.1 and BALROG B1b fixed), both take
+crafter's hidden ``noop`` tick at reset, and they differ only in the text they show and what they score.
+"""
+
+from typing import Any, Literal
+
+import numpy as np
+
+from playbench.core.game import Game
+from playbench.core.params import Params
+from playbench.suites.crafter import describe
+from playbench.suites.crafter.engine import ACHIEVEMENTS, ACTION_NAMES, CrafterEngine
+from playbench.suites.crafter.oracle import OraclePolicy
+from playbench.suites.crafter.prompts import ACTIONS, balrog_instruction_prompt, smartplay_manual
+from playbench.suites.smartplay.base import SmartPlayGame, SmartPlayParams
+
+
+def world_seed(seed: int) -> int:
+    """crafter's world seed for the first reset of ``crafter.Env(seed=seed)``."""
+    return hash((int(seed), 1)) % (2**31 - 1)
+
+
+def _fresh_seed(seed: int | None) -> int:
+    return int(seed) if seed is not None else int(np.random.default_rng().integers(2**31 - 1))
+
+
+class _CrafterMixin:
+    """Engine ownership, reference policies and instance data shared by both games."""
+
+    engine: CrafterEngine
+    episode_seed: int
+    _oracle: OraclePolicy | None
+
+    def _new_episode(self, seed: int) -> None:
+        self.episode_seed = seed
+        self.engine.reset_seed(seed)
+        self._oracle = None
+        self.engine.step(0)  # both originals take one hidden noop tick at reset
+
+    def _policy_action(self, policy: str, rng: np.random.Generator) -> str | None:
+        if policy == "oracle":
+            if self._oracle is None:
+                self._oracle = OraclePolicy()
+            return ACTIONS[self._oracle.act(self.engine, rng)]
+        return None
+
+    def _instance(self, **extra: Any) -> dict[str, Any]:
+        return {"seed": self.episode_seed, "world_seed": world_seed(self.episode_seed), "area": [64, 64], **extra}
+
+
+# -- SmartPlay --------------------------------------------------------------------------------
+
+
+class SmartPlayCrafterParams(SmartPlayParams):
+    """``smartplay/crafter`` parameters: SmartPlay's common ones plus ``images`` (64x64 RGB in ``info``)."""
+
+    images: bool = False
+
+
+class SmartPlayCrafter(_CrafterMixin, SmartPlayGame):
+    """SmartPlay's Crafter (smartplay.md §5.5): 10,000 steps, history 2, score = running sum of unlocked."""
+
+    default_steps = 10000
+    default_history = 2
+    actions = list(ACTIONS)
+    reference_policies = ("random", "oracle")
+
+    def __init__(self, params: SmartPlayCrafterParams) -> None:
+        super().__init__(params)
+        self.images = params.images
+        self.engine = CrafterEngine(size=(64, 64), render_images=self.images, seed=0)
+        self.manual = smartplay_manual()
+        self.episode_seed = 0
+        self._oracle = None
+        self._return = 0.0
+        self._over = False
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict[str, Any]]:
+        """Start the episode whose world is ``crafter.Env(seed=seed)``'s first world."""
+        self.episode_seed = _fresh_seed(seed)
+        return super().reset(seed=self.episode_seed, options=options)
+
+    def _frame(self, action: str | None) -> str:
+        return describe.smartplay_frame(describe.window(self.engine), action, self.compat)
+
+    def _reset(self) -> str:
+        self._new_episode(self.episode_seed)
+        self._return, self._over = 0.0, False
+        if self.compat:  # the hidden tick's frame is history step 0 (B13)
+            self.tracker.add(self._frame("noop"))
+        self.score = float(len(self.engine.unlocked()))
+        return self._frame(None)
+
+    def _step(self, index: int) -> tuple[str, float, bool, dict[str, Any]]:
+        _, reward, done, _ = self.engine.step(index)
+        self._return += float(reward)
+        self.score += len(self.engine.unlocked())
+        dead = self.engine.player.health <= 0
+        self._over = bool(done) and not dead
+        extra = {"image": self.engine.last_image} if self.images else {}
+        return self._frame(ACTION_NAMES[index]), float(reward), bool(done), extra
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """One action; crafter's own length limit is reported as truncation, death as termination."""
+        obs, reward, terminated, truncated, info = super().step(action)
+        if self._over:
+            terminated, truncated = False, True
+        return obs, reward, terminated, truncated, info
+
+    def _info(self, obs: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        if self.images and not extra:
+            extra = {"image": self.engine.last_image}
+        return super()._info(obs, extra)
+
+    @property
+    def progress(self) -> float:
+        """Achievements unlocked out of 22."""
+        return len(self.engine.unlocked()) / len(ACHIEVEMENTS) if self.engine.player is not None else 0.0
+
+    def _metrics(self) -> dict[str, Any]:
+        unlocked = self.engine.unlocked() if self.engine.player is not None else []
+        return {
+            "achievements_unlocked": len(unlocked),
+            "achievements": unlocked,
+            "return": round(self._return, 6),
+            "smartplay_score": self.score,
+            "length_dependent_score": True,  # B6: the SmartPlay score grows with episode length
+        }
+
+    def instance(self) -> dict[str, Any]:
+        """Episode and world seeds."""
+        return self._instance(history=self.tracker.max_steps, compat=self.compat)
+
+    def reference_action(self, policy: str, rng: np.random.Generator) -> str:
+        """``random`` over the 17 actions, or the scripted ``oracle``."""
+        return self._policy_action(policy, rng) or super().reference_action(policy, rng)
+
+
+# -- BALROG ---------------------------------------------------------------------------------
+
+#: Episodes per task under BALROG's two presets (balrog.md §1).
+BALROG_EPISODES = {"config": 10, "paper": 10}
+
+
+class BalrogCrafterParams(Params):
+    """``balrog/crafter/default`` parameters (balrog.md §6.2, §12).
+
+    ``images`` turns on VLM mode (256x256 RGB in ``info["image"]``); ``preset`` picks the episode
+    count (``config`` or ``paper``: both 10 for Crafter) unless ``episodes`` is given; ``max_steps``
+    is BALROG's per-episode cap (2000).
+    """
+
+    compat: bool = False
+    images: bool = False
+    preset: Literal["config", "paper"] = "config"
+    episodes: int | None = None
+    max_steps: int = 2000
+
+
+class BalrogCrafter(_CrafterMixin, Game):
+    """BALROG's Crafter: progression = achievements unlocked / 22, 2,000 steps, default action ``Noop``.
+
+    The observation is BALROG's current-observation text ``{short-term}\\n{long-term}``; ``info`` also
+    carries the two parts as ``long_term_context`` (the map text, kept in BALROG's history) and
+    ``short_term_context`` (vitals and inventory, shown for the current step only).
+    """
+
+    reference_policies = ("random", "oracle")
+
+    def __init__(self, params: BalrogCrafterParams) -> None:
+        super().__init__()
+        self.params = params
+        self.max_steps = params.max_steps
+        self.engine = CrafterEngine(size=(256, 256), render_images=params.images, seed=0)
+        self.manual = balrog_instruction_prompt()
+        self.episode_seed = 0
+        self._oracle = None
+        self._t = 0
+        self._done = False
+        self._return = 0.0
+
+    def legal_actions(self) -> list[str]:
+        """The 17 action strings (exact, case-sensitive)."""
+        return list(ACTIONS)
+
+    @property
+    def default_action(self) -> str:
+        """BALROG's fallback action."""
+        return "Noop"
+
+    def _observe(self) -> tuple[str, dict[str, Any]]:
+        win = describe.window(self.engine)
+        long_term, short_term = describe.balrog_long_term(win), describe.balrog_short_term(win)
+        obs = f"{short_term}\n{long_term}"
+        unlocked = self.engine.unlocked()
+        info: dict[str, Any] = {
+            "obs": obs,
+            "manual": self.manual,
+            "history": "",
+            "long_term_context": long_term,
+            "short_term_context": short_term,
+            "score": self.progress,
+            "completed": int(len(unlocked) == len(ACHIEVEMENTS)),
+            "progress": self.progress,
+            "metrics": {
+                "progression": self.progress,
+                "achievements_unlocked": len(unlocked),
+                "achievements": unlocked,
+                "achievement_counts": {a: int(self.engine.player.achievements.get(a, 0)) for a in ACHIEVEMENTS},
+                "return": round(self._return, 6),
+            },
+        }
+        if self.params.images:
+            info["image"] = self.engine.last_image
+        self._last_obs = obs
+        return obs, info
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict[str, Any]]:
+        """Build the world of ``crafter.Env(seed=seed)``, take the hidden noop tick, zero the score."""
+        super().reset(seed=seed)
+        self._new_episode(_fresh_seed(seed))
+        self._t, self._done, self._return = 0, False, 0.0
+        return self._observe()
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Play one of the 17 actions."""
+        if self._done:
+            raise RuntimeError("step() called after the episode ended; call reset()")
+        _, reward, done, _ = self.engine.step(ACTIONS.index(action))
+        self._t += 1
+        self._return += float(reward)
+        terminated = self.engine.player.health <= 0
+        truncated = not terminated and (bool(done) or self._t >= self.max_steps)
+        self._done = terminated or truncated
+        obs, info = self._observe()
+        return obs, float(reward), terminated, truncated, info
+
+    @property
+    def progress(self) -> float:
+        """BALROG's progression: achievements unlocked out of 22."""
+        return len(self.engine.unlocked()) / len(ACHIEVEMENTS) if self.engine.player is not None else 0.0
+
+    def instance(self) -> dict[str, Any]:
+        """Episode and world seeds."""
+        return self._instance(max_steps=self.max_steps, images=self.params.images)
+
+    def reference_action(self, policy: str, rng: np.random.Generator) -> str:
+        """``random`` over the 17 actions, or the scripted ``oracle``."""
+        return self._policy_action(policy, rng) or super().reference_action(policy, rng)

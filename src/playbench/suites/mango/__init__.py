@@ -1,0 +1,1 @@
+"""MANGO (Ding et al., COLM 2024): mapping and navigation questions over text-adventure walkthroughs."""

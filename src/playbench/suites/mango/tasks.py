@@ -1,0 +1,81 @@
+"""Registers ``mango/df``, ``mango/rf`` and ``mango/minigame`` (heavy work happens only in ``make_game``)."""
+
+from playbench.core.registry import register_group, register_task
+from playbench.core.task import Task
+from playbench.suites.mango.game import DEFAULT_PROCEDURAL_EPISODES, MangoParams
+from playbench.suites.mango.minigame import MinigameParams
+
+
+def _episodes(task: str):  # noqa: ANN202 - returns a callable(params) -> int
+    def count(params: MangoParams) -> int:
+        if params.data:
+            from playbench.suites.mango.sources import data_question_count
+
+            return data_question_count(params.data, params.games, params.cutoff, task)  # type: ignore[arg-type]
+        return params.episodes or DEFAULT_PROCEDURAL_EPISODES
+
+    return count
+
+
+def _make(task: str):  # noqa: ANN202 - returns make_game
+    def make(params: MangoParams, index: int):  # noqa: ANN202
+        from playbench.suites.mango.game import MangoGame
+
+        return MangoGame(task, params, index)  # type: ignore[arg-type]
+
+    return make
+
+
+def _minigame_episodes(params: MinigameParams) -> int:
+    if params.data:
+        from playbench.suites.mango.minigame import data_minigame_count
+
+        return data_minigame_count(params.data, params.games, params.max_step)
+    return params.episodes or DEFAULT_PROCEDURAL_EPISODES
+
+
+def _make_minigame(params: MinigameParams, index: int):  # noqa: ANN202
+    from playbench.suites.mango.minigame import MinigameGame
+
+    return MinigameGame(params, index)
+
+
+_COMMON = "one question per episode; procedural mazes unless -T data=PATH (official folder)"
+register_task(
+    Task(
+        id="mango/df",
+        description=f"MANGO destination finding: where do these actions lead? ({_COMMON})",
+        make_game=_make("df"),
+        default_episodes=_episodes("df"),
+        params_model=MangoParams,
+        metrics=("score", "completion", "loose", "reasoning"),
+        reference_agents=("random", "oracle"),
+        one_step=True,
+        aliases=("mango-df",),
+    )
+)
+register_task(
+    Task(
+        id="mango/rf",
+        description=f"MANGO route finding: how do you get from S to D? ({_COMMON})",
+        make_game=_make("rf"),
+        default_episodes=_episodes("rf"),
+        params_model=MangoParams,
+        metrics=("score", "completion", "loose", "reasoning"),
+        reference_agents=("random", "oracle"),
+        one_step=True,
+        aliases=("mango-rf",),
+    )
+)
+register_task(
+    Task(
+        id="mango/minigame",
+        description="MANGO downstream minigames: name the walkthrough's next move (reconstruction of paper §3.5)",
+        make_game=_make_minigame,
+        default_episodes=_minigame_episodes,
+        params_model=MinigameParams,
+        reference_agents=("random", "oracle"),
+        one_step=True,
+    )
+)
+register_group("mango/benchmark", "MANGO: destination finding and route finding", ["mango/df", "mango/rf"])

@@ -1,0 +1,136 @@
+"""SmartPlay's native report: normalized scores per task (Table 2 row) and the nine capability scores.
+
+Pure functions of episode records. ``normalized`` holds every SmartPlay task's normalized score: the
+human-normalized score (§4.1) for the 7 benchmark games and a range-normalized score for the other 13,
+labelled in ``normalization``. Capabilities are computed over the human-normalized games only, as in the
+paper (the original cannot normalize the others at all, bug B9).
+"""
+
+import math
+from typing import Any
+
+from rich.table import Table
+
+from playbench.core.records import EpisodeRecord
+from playbench.suites.smartplay.capabilities import CAPABILITIES, capability_scores
+from playbench.suites.smartplay.scoring import BENCHMARK_TASKS, normalize
+
+#: Column titles of the paper's Table 2, for the benchmark games.
+TABLE2_COLUMNS: dict[str, str] = {
+    "smartplay/bandit-highlow": "Bandit",
+    "smartplay/rps-basic": "RPS",
+    "smartplay/hanoi-3": "Hanoi",
+    "smartplay/messenger-1": "MsgrL1",
+    "smartplay/messenger-2": "MsgrL2",
+    "smartplay/crafter": "Crafter",
+    "smartplay/minecraft-plains": "Minecraft*",
+}
+
+NOTES = {
+    "minecraft": "Minecraft runs on playbench's substitute voxel world: not comparable with the paper's column.",
+    "crafter": "The Crafter SmartPlay score is a running sum of unlocked achievements (length-dependent, B6).",
+    "range": "Games without a recorded human score are range-normalized over their theoretical bounds.",
+}
+
+
+def _scores(records: list[EpisodeRecord]) -> list[float]:
+    return [float(r.score) for r in records if r.status == "ok" and r.score is not None]
+
+
+def normalized_score(task_id: str, records: list[EpisodeRecord]) -> tuple[float, str] | None:
+    """Mean normalized score over ``ok`` episodes and its kind (``human``/``range``), or None."""
+    values = []
+    kind = None
+    for raw in _scores(records):
+        res = normalize(task_id, raw)
+        if res is None:
+            return None
+        values.append(res[0])
+        kind = res[1]
+    if not values or kind is None:
+        return None
+    return math.fsum(values) / len(values), kind
+
+
+def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
+    """The task's normalized score (and its kind), merged into its entry of the report's ``tasks`` map."""
+    res = normalized_score(task_id, records)
+    extras: dict[str, Any] = {"normalized": None if res is None else {"value": res[0], "kind": res[1]}}
+    ok = [r for r in records if r.status == "ok"]
+    if task_id.startswith("smartplay/messenger-") and ok:
+        extras["picked_message"] = sum(bool(r.metrics.get("picked_message")) for r in ok) / len(ok)
+    if task_id.startswith("smartplay/minecraft-"):
+        extras["substitute_world"] = True
+        if ok:
+            extras["spawned_in_goal_biome"] = sum(bool(r.metrics.get("spawned_in_goal_biome")) for r in ok)
+    return extras
+
+
+def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[str, int]) -> dict[str, Any] | None:
+    """``{"normalized": {task: value}, "capabilities": {name: value or null}, ...}`` for a run."""
+    normalized: dict[str, float] = {}
+    kinds: dict[str, str] = {}
+    for task_id in sorted(set(records_by_task) | set(scheduled)):
+        res = normalized_score(task_id, records_by_task.get(task_id, []))
+        if res is not None:
+            normalized[task_id], kinds[task_id] = res
+    if not normalized and not scheduled:
+        return None
+    human = {t: v for t, v in normalized.items() if kinds[t] == "human"}
+    caps = capability_scores(human, "code")
+    caps_paper = capability_scores(human, "paper")
+    notes = [NOTES["range"]] if any(k == "range" for k in kinds.values()) else []
+    if any(t.startswith("smartplay/minecraft-") for t in normalized):
+        notes.append(NOTES["minecraft"])
+    if "smartplay/crafter" in normalized:
+        notes.append(NOTES["crafter"])
+        if normalized["smartplay/crafter"] > 1:
+            notes.append("Crafter's normalized score exceeds 1: the running-sum score rewards long episodes.")
+    return {
+        "normalized": normalized,
+        "normalization": kinds,
+        "capabilities": {k: c.value for k, c in caps.items()},
+        "capability_reasons": {k: c.reason for k, c in caps.items() if c.value is None},
+        "capabilities_paper_weighting": {k: c.value for k, c in caps_paper.items()},
+        "capability_weighting": "code",
+        "capability_tasks": sorted(human),
+        "benchmark_complete": all(t in human for t in BENCHMARK_TASKS),
+        "notes": notes,
+    }
+
+
+def _fmt(value: float | None) -> str:
+    return "null" if value is None else f"{value:.2f}"
+
+
+def render(summary: dict[str, Any]) -> list[Any]:
+    """The Table 2 row (human-normalized), other games' range-normalized scores, and the capabilities."""
+    out: list[Any] = []
+    normalized = summary.get("normalized", {})
+    kinds = summary.get("normalization", {})
+    row = Table(title="SmartPlay: human-normalized scores (paper Table 2)")
+    for title in TABLE2_COLUMNS.values():
+        row.add_column(title, justify="right")
+    row.add_row(*(_fmt(normalized.get(t)) if t in normalized else "-" for t in TABLE2_COLUMNS))
+    out.append(row)
+    others = {t: v for t, v in normalized.items() if kinds.get(t) == "range"}
+    if others:
+        table = Table(title="SmartPlay: other games, range-normalized (not human-normalized)")
+        table.add_column("task")
+        table.add_column("range-normalized", justify="right")
+        for t, v in others.items():
+            table.add_row(t, _fmt(v))
+        out.append(table)
+    caps = Table(title=f"SmartPlay capabilities (weighting={summary.get('capability_weighting', 'code')})")
+    caps.add_column("capability")
+    caps.add_column("score", justify="right")
+    caps.add_column("paper weighting", justify="right")
+    reasons = summary.get("capability_reasons", {})
+    paper = summary.get("capabilities_paper_weighting", {})
+    for name in CAPABILITIES:
+        value = summary.get("capabilities", {}).get(name)
+        caps.add_row(name, _fmt(value) if value is not None else f"null ({reasons.get(name, '')})",
+                     _fmt(paper.get(name)))
+    out.append(caps)
+    out.extend(summary.get("notes", []))
+    return out

@@ -1,0 +1,41 @@
+"""Helpers for tests that drive the real ``playbench`` command."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PLAYBENCH = [sys.executable, "-m", "playbench.cli.main"]
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300):
+    """Run ``playbench ARGS`` in a real subprocess and return the CompletedProcess."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([*PLAYBENCH, *args], capture_output=True, text=True, cwd=cwd, env=full_env,
+                          timeout=timeout)
+
+
+def only_run_dir(log_dir: Path) -> Path:
+    runs = [p for p in log_dir.iterdir() if p.is_dir()]
+    assert len(runs) == 1, runs
+    return runs[0]
+
+
+def stable_lines(run_dir: Path) -> list[str]:
+    """episodes.jsonl lines without their volatile ``timing``, sorted by (task, index)."""
+    rows = [json.loads(line) for line in (run_dir / "episodes.jsonl").read_text().splitlines() if line.strip()]
+    for row in rows:
+        row.pop("timing")
+    rows.sort(key=lambda r: (r["task"], r["index"]))
+    return [json.dumps(r, sort_keys=True) for r in rows]
+
+
+def stable_trajectories(run_dir: Path) -> dict[str, list[dict]]:
+    out = {}
+    for file in sorted((run_dir / "trajectories").rglob("*.jsonl")):
+        steps = [json.loads(line) for line in file.read_text().splitlines()]
+        for s in steps:
+            s.pop("timing")
+        out[str(file.relative_to(run_dir))] = steps
+    return out
