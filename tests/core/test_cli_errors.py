@@ -3,6 +3,7 @@
 import json
 
 import pytest
+
 from helpers import only_run_dir, run_cli
 
 
@@ -63,7 +64,7 @@ def test_report_json_shape(tmp_path):
     assert entry["episodes"] == 4 and entry["status"]["ok"] == 4
     for key in ("score", "completion"):
         assert set(entry[key]) >= {"mean", "stderr", "ci95", "n"} and entry[key]["n"] == 4
-    assert entry["steps"] == 4 * 30 - sum(0 for _ in [])  or entry["steps"] <= 120
+    assert 4 <= entry["steps"] <= 4 * 30
     assert entry["invalid_actions"] == 0
 
 

@@ -3,7 +3,6 @@
 import json
 
 from helpers import only_run_dir, run_cli, stable_lines, stable_trajectories
-
 from playbench.core.seeding import episode_seed
 
 TASKS = ["smartplay/hanoi-3", "smartplay/bandit-highlow", "smartplay/rps-basic"]

@@ -36,6 +36,7 @@ def register_agent(spec: AgentSpec) -> AgentSpec:
 
 
 def _load() -> None:
+    import playbench.agents.human  # noqa: F401  (registers the human agent)
     import playbench.agents.reference  # noqa: F401  (registers the reference agents)
 
     try:

@@ -31,9 +31,11 @@ class LazyGroup(click.Group):
     """Loads a command's module on first use, so ``playbench list`` does not import every engine."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
+        """The commands whose modules exist."""
         return _available()
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """Import the command's module only now."""
         if cmd_name not in _available():
             return None
         return importlib.import_module(f"playbench.cli.{COMMANDS[cmd_name]}").command

@@ -5,7 +5,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from playbench.agents.base import Agent, EpisodeContext, Turn
@@ -50,7 +50,7 @@ async def play_episode(
 ) -> tuple[EpisodeRecord, list[StepRecord]]:
     """Play one episode to its end and return its record and steps. Never raises for game/agent faults."""
     started = time.perf_counter()
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     steps: list[StepRecord] = []
     status, error = "ok", None
     usage: dict[str, int] = {}

@@ -9,7 +9,7 @@ import os
 import re
 import secrets
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -41,7 +41,7 @@ class RunStore:
     @classmethod
     def create(cls, log_dir: Path, meta_fields: dict) -> "RunStore":
         """Make a new run directory under ``log_dir`` and write ``run.json``."""
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         config = meta_fields["config"]
         name = f"{now:%Y%m%d-%H%M%S}-{_slug(config.model or config.agent)}-{secrets.token_hex(3)}"
         path = Path(log_dir) / name

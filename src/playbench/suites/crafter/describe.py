@@ -46,12 +46,14 @@ def window(engine: CrafterEngine) -> Window:
     names = engine.id_names()
     width, height = semantic.shape
     px, py = int(player.pos[0]), int(player.pos[1])
-    cells = []
-    for dx in range(-HALF_W, HALF_W + 1):
-        for dy in range(-HALF_H, HALF_H + 1):
-            x, y = px + dx, py + dy
-            if (dx or dy) and 0 <= x < width and 0 <= y < height:
-                cells.append((dx, dy, int(semantic[x, y])))
+    x0, y0 = max(px - HALF_W, 0), max(py - HALF_H, 0)
+    block = semantic[x0:px + HALF_W + 1, y0:py + HALF_H + 1].tolist()
+    cells = [
+        (x0 + i - px, y0 + j - py, sem)
+        for i, column in enumerate(block)
+        for j, sem in enumerate(column)
+        if x0 + i != px or y0 + j != py
+    ]
     tx, ty = px + int(player.facing[0]), py + int(player.facing[1])
     target = names[int(semantic[tx, ty])] if 0 <= tx < width and 0 <= ty < height else None
     inv = player.inventory

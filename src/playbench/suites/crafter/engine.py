@@ -53,6 +53,9 @@ class CrafterEngine(crafter.Env):
         unit = np.array(self._size) // np.array(self._view)
         self._noise_shape = tuple(int(v) for v in grid * unit)
         self.last_image: np.ndarray | None = None
+        self._sem_view = _CachedSemantic(self._sem_view, self)
+        self._names: list[str] | None = None
+        self.generation = 0  # counts resets, for the semantic-map cache
 
     # -- episodes ------------------------------------------------------------------------------
 
@@ -63,7 +66,8 @@ class CrafterEngine(crafter.Env):
         return self.reset()
 
     def reset(self) -> np.ndarray | None:
-        """crafter's reset, with the faster (identical) world generator when enabled."""
+        """Crafter's reset, with the faster (identical) world generator when enabled."""
+        self.generation += 1
         if not self.fast_worldgen:
             return super().reset()
         center = (self._world.area[0] // 2, self._world.area[1] // 2)
@@ -114,8 +118,8 @@ class CrafterEngine(crafter.Env):
         return int(self._step or 0)
 
     def semantic(self) -> np.ndarray:
-        """The whole world's semantic map: material ids 1-12 and object ids 13-18."""
-        return self._sem_view()
+        """The whole world's semantic map: material ids 1-12 and object ids 13-18 (do not modify)."""
+        return self._sem_view.current()
 
     def unlocked(self) -> list[str]:
         """Achievements unlocked so far, in crafter's order."""
@@ -123,13 +127,46 @@ class CrafterEngine(crafter.Env):
 
     def id_names(self) -> list[str]:
         """Name of every semantic id (index 0 is ``None``, outside the world)."""
-        names = ["None"] * (len(self._sem_view._mat_ids) + len(self._sem_view._obj_ids))
-        for name, index in self._sem_view._mat_ids.items():
-            if name is not None:
-                names[index] = str(name)
-        for cls, index in self._sem_view._obj_ids.items():
-            names[index] = cls.__name__.lower()
-        return names
+        if self._names is None:
+            view = self._sem_view.view
+            names = ["None"] * (len(view._mat_ids) + len(view._obj_ids))
+            for name, index in view._mat_ids.items():
+                if name is not None:
+                    names[index] = str(name)
+            for cls, index in view._obj_ids.items():
+                names[index] = cls.__name__.lower()
+            self._names = names
+        return self._names
+
+
+class _CachedSemantic:
+    """crafter's semantic view, remembering the map it computed at the end of the latest step."""
+
+    def __init__(self, view: Any, engine: CrafterEngine) -> None:
+        self.view = view
+        self._engine = engine
+        self._key: tuple[int, int, int] | None = None
+        self._map: np.ndarray | None = None
+
+    def forget(self) -> None:
+        """Drop the cached map (after changing the world by hand)."""
+        self._key = None
+
+    def _token(self) -> tuple[int, int, int]:
+        engine = self._engine
+        return (engine.generation, engine._episode, int(engine._step or 0))
+
+    def __call__(self) -> np.ndarray:
+        self._map = self.view()
+        self._key = self._token()
+        return self._map.copy()
+
+    def current(self) -> np.ndarray:
+        """The map now: cached if nothing has stepped since it was computed."""
+        if self._key != self._token() or self._map is None:
+            self._map = self.view()
+            self._key = self._token()
+        return self._map
 
 
 def world_fingerprint(engine: CrafterEngine) -> tuple[bytes, tuple[tuple[str, int, int, int], ...], tuple[Any, ...]]:

@@ -27,7 +27,7 @@ def _extrapolate3(perm: list[int], perm_grad_index3: list[int], xsb: int, ysb: i
 
 
 def _build_noise3() -> Any:
-    """opensimplex's own ``_noise3`` code object, bound to globals with the fast gradient lookup."""
+    """Opensimplex's own ``_noise3`` code object, bound to globals with the fast gradient lookup."""
     original = getattr(_os_internals._noise3, "py_func", _os_internals._noise3)  # plain function even with numba
     namespace = dict(vars(_os_internals))
     namespace["_extrapolate3"] = _extrapolate3

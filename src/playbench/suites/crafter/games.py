@@ -5,21 +5,21 @@ seed (world seed ``hash((seed, 1)) % (2**31 - 1)``, SmartPlay §5.5.1 and BALROG
 crafter's hidden ``noop`` tick at reset, and they differ only in the text they show and what they score.
 """
 
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from playbench.core.game import Game
-from playbench.core.params import Params
 from playbench.suites.crafter import describe
 from playbench.suites.crafter.engine import ACHIEVEMENTS, ACTION_NAMES, CrafterEngine
 from playbench.suites.crafter.oracle import OraclePolicy
+from playbench.suites.crafter.params import BalrogCrafterParams, SmartPlayCrafterParams
 from playbench.suites.crafter.prompts import ACTIONS, balrog_instruction_prompt, smartplay_manual
-from playbench.suites.smartplay.base import SmartPlayGame, SmartPlayParams
+from playbench.suites.smartplay.base import SmartPlayGame
 
 
 def world_seed(seed: int) -> int:
-    """crafter's world seed for the first reset of ``crafter.Env(seed=seed)``."""
+    """Crafter's world seed for the first reset of ``crafter.Env(seed=seed)``."""
     return hash((int(seed), 1)) % (2**31 - 1)
 
 
@@ -52,12 +52,6 @@ class _CrafterMixin:
 
 
 # -- SmartPlay --------------------------------------------------------------------------------
-
-
-class SmartPlayCrafterParams(SmartPlayParams):
-    """``smartplay/crafter`` parameters: SmartPlay's common ones plus ``images`` (64x64 RGB in ``info``)."""
-
-    images: bool = False
 
 
 class SmartPlayCrafter(_CrafterMixin, SmartPlayGame):
@@ -141,29 +135,10 @@ class SmartPlayCrafter(_CrafterMixin, SmartPlayGame):
 
 # -- BALROG ---------------------------------------------------------------------------------
 
-#: Episodes per task under BALROG's two presets (balrog.md §1).
-BALROG_EPISODES = {"config": 10, "paper": 10}
-
-
-class BalrogCrafterParams(Params):
-    """``balrog/crafter/default`` parameters (balrog.md §6.2, §12).
-
-    ``images`` turns on VLM mode (256x256 RGB in ``info["image"]``); ``preset`` picks the episode
-    count (``config`` or ``paper``: both 10 for Crafter) unless ``episodes`` is given; ``max_steps``
-    is BALROG's per-episode cap (2000).
-    """
-
-    compat: bool = False
-    images: bool = False
-    preset: Literal["config", "paper"] = "config"
-    episodes: int | None = None
-    max_steps: int = 2000
-
-
 class BalrogCrafter(_CrafterMixin, Game):
-    """BALROG's Crafter: progression = achievements unlocked / 22, 2,000 steps, default action ``Noop``.
+    r"""BALROG's Crafter: progression = achievements unlocked / 22, 2,000 steps, default action ``Noop``.
 
-    The observation is BALROG's current-observation text ``{short-term}\\n{long-term}``; ``info`` also
+    The observation is BALROG's current-observation text ``{short-term}\n{long-term}``; ``info`` also
     carries the two parts as ``long_term_context`` (the map text, kept in BALROG's history) and
     ``short_term_context`` (vitals and inventory, shown for the current step only).
     """

@@ -90,6 +90,7 @@ class _Search:
         self.grid, self.budget, self.scoring = grid, budget, scoring
         self.cost = constraints.cost
         self.limit = constraints.carry if constraints.carry is not None else _INF
+        self.bipartite = constraints.movement == 4
         self.D = dist
         cols = grid.cols
         self.start = grid.start[0] * cols + grid.start[1]
@@ -119,6 +120,7 @@ class _Search:
         dist = self.D.dist
         dT = dist[T] if T is not None else None
         U = 0
+        d1 = 0
         for d, e, b in self._sorted_from(pos):
             if d + 2 > R:
                 break
@@ -126,10 +128,13 @@ class _Search:
                 continue
             if dT is not None and d + dT[e] + 2 > R:
                 continue
+            if not U:
+                d1 = d
             U += 1
         delivered = k - carried
         at_T = T is None or pos == T
         d_home = dist[pos][T] if T is not None else 0
+        parity = self.bipartite and T is not None
         c = self.cost
         best = bonus + delivered - c * used
         limit = self.limit
@@ -137,12 +142,16 @@ class _Search:
             total = carried + j
             if total == 0:
                 continue
-            if carried + j > limit and limit >= _INF:
-                break
             drops = 1 if limit >= _INF else -(-total // limit)
+            # one arrival per new cell and per DROP (none for a first DROP where we stand); also the
+            # nearest new cell is d1 moves away and T must be reached after the last TAKE
             moves = j + drops - (1 if at_T else 0)
+            if j and moves < d1 + j:  # reach the first new cell, one move per further one, then reach T
+                moves = d1 + j
             if moves < d_home:
                 moves = d_home
+            if parity and (moves - d_home) % 2:
+                moves += 1  # 4-move grids are bipartite: a walk to T has the parity of the distance
             acts = j + drops + moves
             if acts > R:
                 break
@@ -176,13 +185,13 @@ class _Search:
                 self._offer(delivered - c * used, used, events)
             else:
                 self._offer(bonus + delivered - c * (used + dpt), used + dpt, events + [("go", T)])
-        if self._bound(pos, mask, k, carried, T, bonus, used) <= self.best + _EPS:
-            return
         key = (pos, mask, carried)
         seen = self.memo.get(key)
         if seen is not None and seen <= used:
             return
         self.memo[key] = used
+        if self._bound(pos, mask, k, carried, T, bonus, used) <= self.best + _EPS:
+            return
         R = self.budget - used
         dT = dist[T]
         if carried < self.limit:
@@ -222,26 +231,37 @@ class _Search:
             extra = d + (1 if k else 0)
             if extra <= R:
                 self._offer(1 + k - c * (used + extra), used + extra, events + [("drop" if k else "go", e)])
-        # bound: j more units at >= 2 actions each, a final DROP, plus a possible untaken unit under the end
-        best = 0.0
-        U = 0
-        for d, _e, b in self._sorted_from(pos):
-            if d + 1 > R:
-                break
-            if not mask & b:
-                U += 1
-        for j in range(0, U + 1):
-            acts = 2 * j + (1 if k + j else 0)
-            if acts > R:
-                break
-            best = max(best, 1 + k + j - c * (used + acts))
-        if best <= self.best + _EPS:
-            return
         key = (pos, mask)
         seen = self.memo.get(key)
         if seen is not None and seen <= used:
             return
         self.memo[key] = used
+        # bound: j more units (the first d1 moves away, the others at least one move each), a final DROP,
+        # and possibly one more untaken unit under the final cell (reached by a move, not taken)
+        best = 0.0
+        U = 0
+        d1 = 0
+        for d, _e, b in self._sorted_from(pos):
+            if d > R:
+                break
+            if not mask & b:
+                if not U:
+                    d1 = d
+                U += 1
+        for j in range(0, U + 1):
+            moves = j - 1 + d1 if j else 0
+            acts = moves + j + (1 if k + j else 0)
+            if acts <= R:
+                best = max(best, k + j - c * (used + acts))
+            if j < U:
+                moves_b = j + d1  # j taken cells plus the untaken one the plan ends on
+                acts_b = moves_b + j + (1 if k + j else 0)
+                if acts_b <= R:
+                    best = max(best, 1 + k + j - c * (used + acts_b))
+            if acts > R:
+                break
+        if best <= self.best + _EPS:
+            return
         for d, e, b in self._sorted_from(pos):
             if d + 2 > R:
                 break

@@ -2,8 +2,8 @@
 
 import hashlib
 import itertools
-import json
 from collections.abc import Iterator
+from json.encoder import encode_basestring_ascii as _quote  # what json.dumps uses for str (ASCII escapes)
 
 from playbench.suites.mango.formats import NEVER, STEP_FIELDS, json_line
 from playbench.suites.mango.maze import insertion_order, node_order
@@ -17,15 +17,26 @@ _LABEL_FIELD = {
 }
 
 
+def step_fragment(step: dict) -> str:
+    """A step reduced to prev_node, node and action, as sorted-key JSON with ``json.dumps`` defaults."""
+    return (
+        f'{{"action": {_quote(step["action"])}, "node": {_quote(step["node"])}, '
+        f'"prev_node": {_quote(step["prev_node"])}}}'
+    )
+
+
 def df_id(steps: list[dict]) -> str:
     """The DF id: SHA-256 of the sorted-key JSON of the steps reduced to prev_node, node and action."""
-    reduced = [{"prev_node": s["prev_node"], "node": s["node"], "action": s["action"]} for s in steps]
-    return hashlib.sha256(json.dumps(reduced, sort_keys=True).encode()).hexdigest()
+    return _df_id_from_fragments([step_fragment(s) for s in steps])
+
+
+def _df_id_from_fragments(fragments: list[str]) -> str:
+    return hashlib.sha256(("[" + ", ".join(fragments) + "]").encode()).hexdigest()
 
 
 def rf_id(src: str, dst: str) -> str:
     """The RF id: SHA-256 of the sorted-key JSON of ``{src_node, dst_node}``."""
-    return hashlib.sha256(json.dumps({"dst_node": dst, "src_node": src}, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(f'{{"dst_node": {_quote(dst)}, "src_node": {_quote(src)}}}'.encode()).hexdigest()
 
 
 def _step(edge: dict) -> dict:
@@ -50,7 +61,9 @@ class SkeletonBuilder:
             if (s, d) not in self.parallel:
                 self.parallel[(s, d)] = []
                 self.succ[s].append(d)
-            self.parallel[(s, d)].append(_step(e))
+            step = _step(e)
+            labels = tuple(step[_LABEL_FIELD[k]] for k in LABELS)
+            self.parallel[(s, d)].append((step, step_fragment(step), labels))
 
     def node_paths(self, src: str) -> dict[str, list[tuple[str, ...]]]:
         """Every simple node sequence from ``src``, grouped by target, in depth-first discovery order."""
@@ -92,17 +105,18 @@ class SkeletonBuilder:
         out = []
         for seq in node_seqs:
             hops = [self.parallel[(a, b)] for a, b in itertools.pairwise(seq)]
-            for steps in itertools.product(*hops):
+            for combo in itertools.product(*hops):
+                steps = [c[0] for c in combo]
                 record = {
                     "src_node": src,
                     "dst_node": dst,
                     "diff_shortest": len(steps) - shortest,
-                    "path_details": list(steps),
+                    "path_details": steps,
                     "step_count": len(steps),
-                    "id": df_id(list(steps)),
+                    "id": _df_id_from_fragments([c[1] for c in combo]),
                 }
-                for label in LABELS:
-                    record[label] = max(s[_LABEL_FIELD[label]] for s in steps)
+                for label, value in zip(LABELS, map(max, zip(*(c[2] for c in combo))), strict=True):
+                    record[label] = value
                 out.append(record)
         return out
 

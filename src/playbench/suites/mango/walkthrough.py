@@ -41,9 +41,13 @@ def render_walkthrough(steps: list[Step]) -> str:
 @lru_cache(maxsize=1)
 def encoding():  # noqa: ANN201 - the bpe_openai Encoding type
     """The cl100k_base tokenizer, offline (``bpe-openai`` ships its vocabulary; ids match tiktoken)."""
+    import warnings
+
     import bpe_openai
 
-    return bpe_openai.get_encoding("cl100k_base")
+    with warnings.catch_warnings():  # bpe_openai reads its vocabulary with a deprecated importlib call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return bpe_openai.get_encoding("cl100k_base")
 
 
 def count_tokens(text: str) -> int:

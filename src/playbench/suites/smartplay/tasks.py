@@ -45,3 +45,4 @@ for _disks in (3, 4):
         aliases=(f"Hanoi{_disks}Disk-v0", f"Hanoi{_disks}Disk"),
         reference_agents=("random", "oracle"),
     ))
+from playbench.suites.smartplay import tasks_more  # noqa: F401,E402

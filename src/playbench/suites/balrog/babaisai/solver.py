@@ -54,18 +54,38 @@ def _blocks(world: World) -> dict[str, list[tuple[int, int, str]]]:
     return out
 
 
-def _push_cost(dist: list[int], w: int, block: tuple[int, int], slot: tuple[int, int]) -> int:
-    """Moves to push a block to ``slot``: reach the cell behind it, push, and turn once if needed."""
+def _push_cost(world: World, dist: list[int], block: tuple[int, int], slot: tuple[int, int]) -> int:
+    """Moves to push a block to ``slot`` in at most two straight legs (either order).
+
+    Each leg needs the player on the cell behind the block; a behind cell that is the border, a STOP
+    cell or another rule block makes that order impossible (or, for the first leg, costlier).
+    """
+    w = world.width
     dx, dy = slot[0] - block[0], slot[1] - block[1]
     if dx == 0 and dy == 0:
         return 0
-    behind = []
-    if dx:
-        behind.append((block[0] - (1 if dx > 0 else -1), block[1]))
-    if dy:
-        behind.append((block[0], block[1] - (1 if dy > 0 else -1)))
-    reach = min(dist[y * w + x] if 0 <= y * w + x < len(dist) else INF for x, y in behind)
-    return reach + abs(dx) + abs(dy) + (2 if dx and dy else 0)
+    sx, sy = (dx > 0) - (dx < 0), (dy > 0) - (dy < 0)
+
+    def free(x: int, y: int) -> bool:
+        if not world.inside(x, y) or dist[y * w + x] >= INF:
+            return False
+        o = world.top(x, y)
+        return o is None or o[0] == OBJ
+
+    best = INF
+    legs = [((sx, 0), (0, sy))] if not dy else [((0, sy), (sx, 0))] if not dx else [((sx, 0), (0, sy)), ((0, sy), (sx, 0))]
+    for (ax, ay), (bx, by) in legs:
+        first = (block[0] - ax, block[1] - ay)
+        if not world.inside(*first) or dist[first[1] * w + first[0]] >= INF:
+            continue
+        cost = dist[first[1] * w + first[0]] + (0 if free(*first) else 4) + abs(dx) + abs(dy)
+        if bx or by:
+            mid = (slot[0], block[1]) if ax else (block[0], slot[1])
+            if not free(mid[0] - bx, mid[1] - by):
+                continue
+            cost += 2
+        best = min(best, cost)
+    return best
 
 
 def _make_rule_cost(
@@ -90,12 +110,12 @@ def _make_rule_cost(
             if last is not None and last[0] == PROP and last[1] == prop:
                 for nx, ny, word in blocks[NOUN]:
                     if word == noun:
-                        cost = _push_cost(dist, w, (nx, ny), (ax, ay)) + then((ax, ay))
+                        cost = _push_cost(world, dist, (nx, ny), (ax, ay)) + then((ax, ay))
                         best = min(best, cost)
             if first is not None and first[0] == NOUN and first[1] == noun:
                 for px, py, word in blocks[PROP]:
                     if word == prop:
-                        cost = _push_cost(dist, w, (px, py), (bx, by)) + then((bx, by))
+                        cost = _push_cost(world, dist, (px, py), (bx, by)) + then((bx, by))
                         best = min(best, cost)
     return best
 

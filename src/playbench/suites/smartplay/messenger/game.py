@@ -4,7 +4,7 @@ from typing import Any
 
 import numpy as np
 
-from playbench.suites.smartplay.base import SmartPlayGame, SmartPlayParams
+from playbench.suites.smartplay.base import SmartPlayGame
 from playbench.suites.smartplay.messenger import manual as manuals
 from playbench.suites.smartplay.messenger.data import (
     ACTIONS,
@@ -23,13 +23,6 @@ from playbench.suites.smartplay.messenger.data import (
 from playbench.suites.smartplay.messenger.engine import Avatar, Engine, Sprite
 from playbench.suites.smartplay.messenger.text import observation
 
-
-class MessengerParams(SmartPlayParams):
-    """SmartPlay parameters plus ``messenger_text``: a messenger-emma ``text_test.json`` (default: templated)."""
-
-    messenger_text: str | None = None
-
-
 _DEFAULT_STEPS = {1: 4, 2: 64, 3: 128}
 
 
@@ -45,11 +38,11 @@ class MessengerGame(SmartPlayGame):
     actions = ACTIONS
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: MessengerParams, level: int) -> None:
+    def __init__(self, params: Any, level: int) -> None:
         self.default_steps = _DEFAULT_STEPS[level]
         super().__init__(params)
         self.level = level
-        self.source = manuals.make_source(params.messenger_text)
+        self.source = manuals.make_source(getattr(params, "messenger_text", None))
         self.engine: Engine | None = None
         self._instance: dict[str, Any] = {}
         self.last_reward = 0.0

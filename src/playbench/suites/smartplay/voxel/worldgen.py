@@ -14,7 +14,7 @@ from playbench.suites.smartplay.voxel import blocks as bk
 from playbench.suites.smartplay.voxel.noise import fbm, hash01
 
 SEA = 62
-Y0, NY = 32, 96  # stored heights: y in [32, 128); below is stone, above is air
+Y0, NY = 32, 96  # terrain heights are kept within [Y0 + 2, Y0 + NY - 16]
 REGION = 64
 PAD = 6  # trees near a region's edge are decided on padded columns so neighbours agree
 
@@ -103,15 +103,18 @@ def _grid_fields(seed: int, x0: int, z0: int, nx: int, nz: int, step: int = 1) -
     mz = int((zs[-1] - lz0) // LATTICE) + 2
     LX, LZ = np.meshgrid(lx0 + LATTICE * np.arange(mx), lz0 + LATTICE * np.arange(mz), indexing="ij")
     lat = _raw_fields(seed, LX.astype(np.float64), LZ.astype(np.float64))
-    fx, fz = (xs - lx0) / LATTICE, (zs - lz0) / LATTICE
-    ix, iz = np.floor(fx).astype(np.int64), np.floor(fz).astype(np.int64)
-    tx, tz = (fx - ix)[None, :, None], (fz - iz)[None, None, :]
-    a = lat[:, ix][:, :, iz]
-    b = lat[:, ix + 1][:, :, iz]
-    c = lat[:, ix][:, :, iz + 1]
-    d = lat[:, ix + 1][:, :, iz + 1]
-    top = a + (b - a) * tx
-    return top + (c + (d - c) * tx - top) * tz
+    return (_weights(xs, lx0, mx) @ lat) @ _weights(zs, lz0, mz).T
+
+
+def _weights(xs: np.ndarray, l0: int, m: int) -> np.ndarray:
+    """The bilinear interpolation matrix from lattice points ``l0 + 4k`` to the coordinates ``xs``."""
+    f = (xs - l0) / LATTICE
+    i = np.floor(f).astype(np.int64)
+    t = f - i
+    w = np.zeros((len(xs), m))
+    w[np.arange(len(xs)), i] = 1 - t
+    w[np.arange(len(xs)), i + 1] += t
+    return w
 
 
 def columns_grid(seed: int, x0: int, z0: int, nx: int, nz: int, step: int = 1) -> "Columns":
@@ -156,9 +159,12 @@ def _classify(fields: np.ndarray) -> "Columns":
     coast = 0.32
     land_e = np.clip((cont - coast) / 0.3, 0, 1)
     hill_f = np.clip((hills - 0.78) / 0.16, 0, 1)
-    amp = 3 + 34 * hill_f**2 + 6 * (biome == MESA)
+    amp = 3 + 34 * hill_f**2
     height = SEA + np.sqrt(land_e) * 5 + amp * (detail + 1) / 2
-    height = np.where(biome == SWAMP, SEA - 1 + (detail > -0.1), height)
+    # Swamps sink to sea level, blended over a dozen blocks at their edges (no cliffs).
+    swamp_w = (np.clip((humid - 0.85) / 0.03, 0, 1) * np.clip((temp - 0.35) / 0.03, 0, 1)
+               * np.clip((0.65 - temp) / 0.03, 0, 1) * (1 - hill_f))
+    height = height + (SEA - 0.6 + detail - height) * swamp_w
 
     ocean = cont < coast
     depth = np.clip((coast - cont) / 0.25, 0, 1)
@@ -188,32 +194,40 @@ def biome_at(seed: int, x: np.ndarray, z: np.ndarray) -> np.ndarray:
     return columns(seed, x, z).biome
 
 
+#: The per-column arrays a region stores (see ``block_of``).
+COLUMN_FIELDS = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi",
+                 "vine_lo", "vine_hi", "biome")
+
+
 @dataclass
 class Region:
-    """A 64×64 column region: voxels ``[x, z, y - Y0]``, biome and height maps, and its mobs."""
+    """A 64×64 column region. Blocks are described per column, not stored as voxels.
+
+    Column (x, z) holds: stone up to ``height - 4``, ``fill`` above, ``top`` at ``height``; then
+    ``feat`` on ``feat_lo..feat_hi`` (trunk, cactus, ice spike, plant, snow, lily pad), ``leaves`` on
+    ``leaf_lo..leaf_hi``, ``vines`` on ``vine_lo..vine_hi``, water up to sea level (ice on top when
+    ``frozen``) and air above.
+    """
 
     rx: int
     rz: int
-    voxels: np.ndarray
-    biome: np.ndarray
-    height: np.ndarray
+    cols: dict[str, np.ndarray]
     mobs: list[list]
 
 
 _MOBS_LAND = ("EntityCow", "EntityPig", "EntitySheep", "EntityChicken")
+_EMPTY = -999
 
 
 def generate_region(seed: int, rx: int, rz: int) -> Region:
-    """Build one region's voxels, features and passive mobs."""
+    """Build one region's columns, features and passive mobs."""
     n = REGION + 2 * PAD
-    gx = rx * REGION - PAD + np.arange(n)
-    gz = rz * REGION - PAD + np.arange(n)
-    X, Z = np.meshgrid(gx, gz, indexing="ij")
-    col = columns_grid(seed, rx * REGION - PAD, rz * REGION - PAD, n, n)
+    x0, z0 = rx * REGION - PAD, rz * REGION - PAD
+    X, Z = np.meshgrid(x0 + np.arange(n), z0 + np.arange(n), indexing="ij")
+    col = columns_grid(seed, x0, z0, n, n)
     biome, height = col.biome, col.height.astype(np.int32)
     u1, u2, u3 = hash01(X, Z, seed + 11), hash01(X, Z, seed + 12), hash01(X, Z, seed + 13)
 
-    # Surface and filler blocks by biome.
     top = np.full(biome.shape, bk.GRASS_BLOCK, dtype=np.uint8)
     fill = np.full(biome.shape, bk.DIRT, dtype=np.uint8)
     sandy = np.isin(biome, [DESERT, BEACH, COLD_BEACH])
@@ -222,37 +236,20 @@ def generate_region(seed: int, rx: int, rz: int) -> Region:
     top[stony], fill[stony] = bk.STONE, bk.STONE
     ores = stony & (u3 < 0.06)
     top[ores] = np.where(u3[ores] < 0.04, bk.COAL_ORE, bk.IRON_ORE)
-    gravelly = (biome == EXTREME_HILLS) & (height <= 84) & (u3 > 0.97)
-    top[gravelly] = bk.GRAVEL
+    top[(biome == EXTREME_HILLS) & (height <= 84) & (u3 > 0.97)] = bk.GRAVEL
     mesa = biome == MESA
     top[mesa], fill[mesa] = bk.HARDENED_CLAY, bk.HARDENED_CLAY
     top[biome == MUSHROOM_ISLAND] = bk.MYCELIUM
     under = height < SEA
-    deep = np.isin(biome, [DEEP_OCEAN])
-    floor_block = np.where(deep, bk.GRAVEL, np.where(u3 < 0.1, bk.CLAY, np.where(u3 < 0.25, bk.GRAVEL, bk.SAND)))
+    floor_block = np.where(biome == DEEP_OCEAN, bk.GRAVEL,
+                           np.where(u3 < 0.1, bk.CLAY, np.where(u3 < 0.25, bk.GRAVEL, bk.SAND)))
     floor_block = np.where(np.isin(biome, [RIVER, FROZEN_RIVER]) & (u3 > 0.6), bk.DIRT, floor_block)
-    top = np.where(under & ~(biome == MUSHROOM_ISLAND), floor_block, top).astype(np.uint8)
-    fill = np.where(under, np.where(top == bk.SAND, bk.SAND, fill), fill).astype(np.uint8)
+    top = np.where(under, floor_block, top).astype(np.uint8)
+    fill = np.where(under & (top == bk.SAND), bk.SAND, fill).astype(np.uint8)
+    cold = np.isin(biome, list(COLD))
+    frozen = cold & under
 
-    s = slice(PAD, PAD + REGION)
-    H = height[s, s]
-    ys = np.arange(Y0, Y0 + NY, dtype=np.int32)[None, None, :]
-    # Each column's profile by depth below its surface: -1 air/water, 0 top, 1-3 filler, 4+ stone.
-    cold = np.isin(biome[s, s], list(COLD))
-    palette = np.empty((REGION, REGION, 6), dtype=np.uint8)
-    palette[:, :, 0] = bk.AIR
-    palette[:, :, 1] = top[s, s]
-    palette[:, :, 2:5] = fill[s, s][:, :, None]
-    palette[:, :, 5] = bk.STONE
-    depth = np.clip(H[:, :, None].astype(np.int16) - ys.astype(np.int16), -1, 4) + 1
-    vox = np.take_along_axis(palette, depth.astype(np.intp), axis=2)
-    water = (depth == 0) & (ys <= SEA)
-    vox[water] = bk.WATER
-    frozen = cold & (H < SEA)
-    vox[:, :, SEA - Y0][frozen] = bk.ICE
-
-    # One-block features above the surface (land only).
-    land = height >= SEA
+    land = ~under
     feat = np.zeros(biome.shape, dtype=np.uint8)
     tree = np.zeros(biome.shape, dtype=bool)
     trunk = np.zeros(biome.shape, dtype=np.int32)
@@ -262,94 +259,123 @@ def generate_region(seed: int, rx: int, rz: int) -> Region:
             continue
         tree |= m & (u1 < dens) & (top == bk.GRASS_BLOCK)
         trunk = np.where(m, t0 + (u2 * (t1 - t0 + 1)).astype(np.int32), trunk)
+        v = u2.copy()
         for prob, block in ((cac, bk.CACTUS), (dbush, bk.DEAD_BUSH), (mush, bk.MUSHROOM), (p, bk.PLANT),
                             (f, bk.FLOWER), (g, bk.TALL_GRASS)):
             if prob:
-                feat = np.where(m & (feat == 0) & (u2 < prob), block, feat)
-                u2 = np.where(m & (u2 < prob), 1.0, u2 - prob * m)
-    # Trees keep 2 blocks apart: a candidate survives only if it holds the smallest hash nearby.
+                feat = np.where(m & (feat == 0) & (v < prob), block, feat)
+                v = v - prob
     cand = np.where(tree, u1, 2.0)
     tree &= cand <= ndimage.minimum_filter(cand, size=5, mode="nearest")
     feat[tree] = 0
-    ice_col = (biome == ICE_SPIKES) & (u1 < 0.012) & land
-    lily = (biome == SWAMP) & (height < SEA) & (u3 < 0.12)
+    feat_lo = np.where(feat > 0, height + 1, _EMPTY)
+    feat_hi = np.where(feat == bk.CACTUS, height + 1 + (u3 < 0.5), feat_lo)
+    ice_col = (biome == ICE_SPIKES) & (u1 < 0.012) & land & ~tree
+    feat[ice_col] = bk.PACKED_ICE
+    feat_lo = np.where(ice_col, height + 1, feat_lo)
+    feat_hi = np.where(ice_col, height + 4 + (u2 * 10).astype(np.int32), feat_hi)
+    lily = (biome == SWAMP) & under & (u3 < 0.12)
+    feat[lily] = bk.LILY_PAD
+    feat_lo = np.where(lily, SEA + 1, feat_lo)
+    feat_hi = np.where(lily, SEA + 1, feat_hi)
+    snow = cold & land & (feat == 0) & ~tree
+    feat[snow] = bk.SNOW
+    feat_lo = np.where(snow, height + 1, feat_lo)
+    feat_hi = np.where(snow, height + 1, feat_hi)
+    feat[tree] = bk.WOOD
+    feat_lo = np.where(tree, height + 1, feat_lo)
+    feat_hi = np.where(tree, height + trunk, feat_hi)
+
+    # Canopies: each tree's 5×5 crown (corners cut) as a leaf span per column; overlaps take the union.
+    leaf_lo = np.full(biome.shape, 10_000, dtype=np.int32)
+    leaf_hi = np.full(biome.shape, _EMPTY, dtype=np.int32)
+    vine_lo = np.full(biome.shape, _EMPTY, dtype=np.int32)
+    vine_hi = np.full(biome.shape, _EMPTY, dtype=np.int32)
+    txs, tzs = np.nonzero(tree)
+    if len(txs):
+        crown = height[txs, tzs] + trunk[txs, tzs]
+        for dx in range(-2, 3):
+            for dz in range(-2, 3):
+                if abs(dx) == 2 and abs(dz) == 2:
+                    continue
+                core = abs(dx) <= 1 and abs(dz) <= 1
+                hi = crown + (1 if abs(dx) + abs(dz) <= 1 else 0) if core else crown - 1
+                cx, cz = txs + dx, tzs + dz
+                ok = (cx >= 0) & (cx < n) & (cz >= 0) & (cz < n)
+                np.minimum.at(leaf_lo, (cx[ok], cz[ok]), (crown - 2)[ok])
+                np.maximum.at(leaf_hi, (cx[ok], cz[ok]), np.broadcast_to(hi, crown.shape)[ok])
+        vined = np.isin(biome[txs, tzs], list(VINE_TREES)) & (u3[txs, tzs] < 0.7) & (txs + 1 < n)
+        vx, vz = txs[vined] + 1, tzs[vined]
+        vine_lo[vx, vz] = height[vx, vz] + 2
+        vine_hi[vx, vz] = crown[vined] - 3
+    leaf_lo = np.where(leaf_hi == _EMPTY, _EMPTY, leaf_lo)
 
     inner = (slice(PAD, PAD + REGION), slice(PAD, PAD + REGION))
-    fi = feat[inner]
-    xs, zs = np.nonzero(fi)
-    yf = H[xs, zs] + 1 - Y0
-    ok = yf < NY
-    vox[xs[ok], zs[ok], yf[ok]] = fi[xs[ok], zs[ok]]
-    cactus2 = (fi == bk.CACTUS) & (u3[inner] < 0.5)
-    xs, zs = np.nonzero(cactus2)
-    vox[xs, zs, H[xs, zs] + 2 - Y0] = bk.CACTUS
-    xs, zs = np.nonzero(lily[inner])
-    vox[xs, zs, SEA + 1 - Y0] = bk.LILY_PAD
-    # Snow layers on cold land without another feature.
-    snow = cold & (H >= SEA) & (fi == 0) & ~tree[inner] & ~ice_col[inner]
-    xs, zs = np.nonzero(snow)
-    vox[xs, zs, H[xs, zs] + 1 - Y0] = bk.SNOW
-    # Packed-ice spikes.
-    xs, zs = np.nonzero(ice_col[inner])
-    for x, z in zip(xs.tolist(), zs.tolist(), strict=True):
-        top_y = min(H[x, z] + 4 + int(u2[x + PAD, z + PAD] * 10), Y0 + NY - 1)
-        vox[x, z, H[x, z] + 1 - Y0: top_y - Y0 + 1] = bk.PACKED_ICE
-    _place_trees(vox, rx, rz, tree, trunk, height, biome, u3)
+    cols = {
+        "height": height[inner], "top": top[inner], "fill": fill[inner], "frozen": frozen[inner],
+        "feat": feat[inner], "feat_lo": feat_lo[inner], "feat_hi": feat_hi[inner],
+        "leaf_lo": leaf_lo[inner], "leaf_hi": leaf_hi[inner], "vine_lo": vine_lo[inner],
+        "vine_hi": vine_hi[inner], "biome": biome[inner],
+    }
+    cols = {k: np.ascontiguousarray(v, dtype=np.int32 if k not in ("top", "fill", "feat", "frozen") else v.dtype)
+            for k, v in cols.items()}
 
     mobs: list[list] = []
     rng = np.random.default_rng([seed & 0xFFFFFFFF, rx & 0xFFFFFFFF, rz & 0xFFFFFFFF])
-    b_in = biome[inner]
+    b_in, h_in, t_in = cols["biome"], cols["height"], cols["top"]
     for _ in range(int(rng.integers(0, 4))):
         x, z = int(rng.integers(REGION)), int(rng.integers(REGION))
         if b_in[x, z] in WATER_BIOMES:
-            if H[x, z] < SEA - 2:
-                mobs.extend([["EntitySquid", rx * REGION + x + 0.5, SEA - 2.0, rz * REGION + z + 0.5]] * 1)
+            if h_in[x, z] < SEA - 2:
+                mobs.append(["EntitySquid", rx * REGION + x + 0.5, SEA - 2.0, rz * REGION + z + 0.5])
             continue
-        if top[x + PAD, z + PAD] not in (bk.GRASS_BLOCK,) or b_in[x, z] in (DESERT, MESA):
+        if t_in[x, z] != bk.GRASS_BLOCK:
             continue
         kind = _MOBS_LAND[int(rng.integers(4))]
         for _k in range(int(rng.integers(2, 5))):
             mx = min(max(x + int(rng.integers(-3, 4)), 0), REGION - 1)
             mz = min(max(z + int(rng.integers(-3, 4)), 0), REGION - 1)
-            mobs.append([kind, rx * REGION + mx + 0.5, float(H[mx, mz] + 1), rz * REGION + mz + 0.5])
-    return Region(rx, rz, vox, biome[inner].copy(), H.astype(np.int16), mobs)
+            if h_in[mx, mz] >= SEA:
+                mobs.append([kind, rx * REGION + mx + 0.5, float(h_in[mx, mz] + 1), rz * REGION + mz + 0.5])
+    return Region(rx, rz, cols, mobs)
 
 
-def _place_trees(vox: np.ndarray, rx: int, rz: int, tree: np.ndarray, trunk: np.ndarray, height: np.ndarray,
-                 biome: np.ndarray, u3: np.ndarray) -> None:
-    """Write trunks, leaves and vines of every tree whose canopy reaches into the region."""
-    txs, tzs = np.nonzero(tree)
-    if len(txs) == 0:
-        return
-    th = trunk[txs, tzs]
-    base = height[txs, tzs] + 1
-    lx, lz = txs - PAD, tzs - PAD  # local coordinates (may lie in the padding)
-    # Leaves: two wide layers below the trunk top, a 3×3 layer at the top, a plus on top.
-    offs = [(dx, dy, dz) for dy in (-2, -1) for dx in range(-2, 3) for dz in range(-2, 3)
-            if not (abs(dx) == 2 and abs(dz) == 2)]
-    offs += [(dx, 0, dz) for dx in (-1, 0, 1) for dz in (-1, 0, 1)]
-    offs += [(0, 1, 0), (1, 1, 0), (-1, 1, 0), (0, 1, 1), (0, 1, -1)]
-    o = np.array(offs)
-    topy = base + th - 1
-    X = lx[:, None] + o[None, :, 0]
-    Y = topy[:, None] + o[None, :, 1] - Y0
-    Z = lz[:, None] + o[None, :, 2]
-    m = (X >= 0) & (X < REGION) & (Z >= 0) & (Z < REGION) & (Y >= 0) & (Y < NY)
-    X, Y, Z = X[m], Y[m], Z[m]
-    cur = vox[X, Z, Y]
-    put = (cur == bk.AIR) | (cur == bk.SNOW) | (cur == bk.TALL_GRASS)
-    vox[X[put], Z[put], Y[put]] = bk.LEAVES
-    # Trunks (inside the region only).
-    inside = (lx >= 0) & (lx < REGION) & (lz >= 0) & (lz < REGION)
-    maxh = int(th.max())
-    for k in range(maxh):
-        sel = inside & (k < th) & (base + k - Y0 < NY)
-        vox[lx[sel], lz[sel], base[sel] + k - Y0] = bk.WOOD
-    # Vines hang on the east side of jungle and swamp trunks.
-    vine = inside & np.isin(biome[txs, tzs], list(VINE_TREES)) & (lx + 1 < REGION)
-    for k in range(1, maxh - 1):
-        sel = vine & (k < th - 2) & (u3[txs, tzs] < 0.7)
-        yy = base[sel] + k - Y0
-        cur = vox[lx[sel] + 1, lz[sel], yy]
-        ok = cur == bk.AIR
-        vox[(lx[sel] + 1)[ok], lz[sel][ok], yy[ok]] = bk.VINES
+def blocks_of(c: dict[str, np.ndarray], idx: tuple[np.ndarray, np.ndarray], y: np.ndarray) -> np.ndarray:
+    """Block ids at integer heights ``y`` of the columns ``idx`` of the column arrays ``c`` (vectorized)."""
+    h = c["height"][idx]
+    depth = h - y
+    ground = np.where(depth == 0, c["top"][idx], np.where(depth < 4, c["fill"][idx], bk.STONE))
+    fl, fh = c["feat_lo"][idx], c["feat_hi"][idx]
+    water = np.where((y == SEA) & c["frozen"][idx], bk.ICE, bk.WATER)
+    return np.select(
+        [depth >= 0, (y >= fl) & (y <= fh), (y >= c["leaf_lo"][idx]) & (y <= c["leaf_hi"][idx]),
+         (y >= c["vine_lo"][idx]) & (y <= c["vine_hi"][idx]), y <= SEA],
+        [ground, c["feat"][idx], bk.LEAVES, bk.VINES, water],
+        bk.AIR,
+    ).astype(np.uint8)
+
+
+_SCALAR = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi", "vine_lo",
+           "vine_hi", "biome")
+
+
+def column_of(c: dict[str, np.ndarray], i: int, j: int) -> tuple[int, ...]:
+    """Column (i, j) of the column arrays as a tuple of ints (``_SCALAR`` order), for fast scalar look-ups."""
+    return tuple(int(c[f][i, j]) for f in _SCALAR)
+
+
+def block_in(col: tuple[int, ...], y: int) -> int:
+    """The block id at height ``y`` of a column tuple from ``column_of``."""
+    h, top, fill, frozen, feat, flo, fhi, llo, lhi, vlo, vhi, _ = col
+    if y <= h:
+        d = h - y
+        return top if d == 0 else fill if d < 4 else bk.STONE
+    if flo <= y <= fhi:
+        return feat
+    if llo <= y <= lhi:
+        return bk.LEAVES
+    if vlo <= y <= vhi:
+        return bk.VINES
+    if y <= SEA:
+        return bk.ICE if (y == SEA and frozen) else bk.WATER
+    return bk.AIR

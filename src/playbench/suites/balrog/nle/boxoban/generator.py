@@ -26,11 +26,12 @@ class Preset:
     min_expanded: int
     reverse_steps: int
     playouts: int
+    budget: int
 
 
 PRESETS = {
-    "medium": Preset("medium", min_moves=20, max_moves=60, min_pushes=8, min_expanded=20, reverse_steps=150, playouts=6),
-    "hard": Preset("hard", min_moves=40, max_moves=90, min_pushes=14, min_expanded=150, reverse_steps=300, playouts=12),
+    "medium": Preset("medium", min_moves=20, max_moves=60, min_pushes=8, min_expanded=20, reverse_steps=150, playouts=6, budget=3000),
+    "hard": Preset("hard", min_moves=40, max_moves=90, min_pushes=14, min_expanded=300, reverse_steps=300, playouts=12, budget=8000),
 }
 
 
@@ -125,7 +126,7 @@ def generate(seed: int, preset: str = "medium", n_boxes: int = 4, max_attempts: 
         )
         if problems(level, n_boxes) or not set(goals) | boxes <= reachable(level, player, frozenset()):
             continue
-        solution = solve(level, max_expanded=20_000)
+        solution = solve(level, max_expanded=spec.budget)
         if solution is None:
             continue
         n = len(solution.moves)

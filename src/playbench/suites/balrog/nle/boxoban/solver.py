@@ -1,7 +1,6 @@
-"""A Boxoban solver: A* over push states, cost = player moves, so solutions are move-optimal.
+"""A Boxoban solver: A* over push states (push-optimal), player walks filled in by BFS.
 
-States are (boxes, player cell after the last push). Each transition walks the player to a box (BFS) and
-pushes it one cell. Boxes are never pushed onto dead cells (cells from which no goal can be reached by
+States are (boxes, the player's reachable area). Each transition pushes one box one cell. Boxes are never pushed onto dead cells (cells from which no goal can be reached by
 pushing). The heuristic (sum over boxes of the push distance to the nearest goal) never overestimates.
 """
 
@@ -69,61 +68,85 @@ def _path(parent: dict[Cell, tuple[Cell, str] | None], goal: Cell) -> list[str]:
 
 
 def solve(level: Level, max_expanded: int = 200_000) -> Solution | None:
-    """A move-optimal solution, or None if the level is unsolvable (or the search budget is exhausted)."""
+    """A push-optimal solution (moves = walks between pushes), or None if unsolvable within the budget.
+
+    States are deduplicated on (boxes, the player's reachable area), found by flood fill over integer cells.
+    """
     dead = push_distances(level)
     if any(b not in dead for b in level.boxes):
         return None
-    goals = level.goals
+    width = level.width
+    ok = bytearray(level.height * width)  # 1 = floor
+    for r in range(level.height):
+        for c in range(width):
+            if (r, c) not in level.walls:
+                ok[r * width + c] = 1
+    live = {r * width + c: d for (r, c), d in dead.items()}
+    offsets = (-width, width, -1, 1)
+    goals = frozenset(r * width + c for r, c in level.goals)
 
-    def h(boxes: frozenset[Cell]) -> int:
-        return sum(dead[b] for b in boxes)
+    def area(boxes: frozenset[int], start: int) -> tuple[int, set[int]]:
+        seen, todo = {start}, [start]
+        while todo:
+            cell = todo.pop()
+            for off in offsets:
+                nxt = cell + off
+                if ok[nxt] and nxt not in seen and nxt not in boxes:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return min(seen), seen
 
-    start = (level.boxes, level.player)
-    best = {start: 0}
-    came: dict[tuple[frozenset[Cell], Cell], tuple[tuple[frozenset[Cell], Cell], Cell, str] | None] = {start: None}
+    start_boxes = frozenset(r * width + c for r, c in level.boxes)
+    start_player = level.player[0] * width + level.player[1]
+    canon, _ = area(start_boxes, start_player)
+    start_key = (start_boxes, canon)
+    # key -> (parent key, box cell before the push, direction offset); the player position is replayed later
+    came: dict[tuple[frozenset[int], int], tuple | None] = {start_key: None}
     counter = 0
-    heap = [(h(level.boxes), 0, counter, start)]
+    heap = [(sum(live[b] for b in start_boxes), 0, counter, start_boxes, start_player)]
     expanded = 0
     while heap:
-        _, cost, _, state = heapq.heappop(heap)
-        if cost > best.get(state, 1 << 30):
-            continue
-        boxes, player = state
+        _, pushes, _, boxes, player = heapq.heappop(heap)
+        canon, reach = area(boxes, player)
+        key = (boxes, canon)
         if boxes == goals:
-            return _rebuild(level, came, state, expanded)
+            return _rebuild(level, came, key, expanded, start_player)
         expanded += 1
         if expanded > max_expanded:
             return None
-        walk = _walk(level, boxes, player)
-        dist = {}
         for box in boxes:
-            for name, (dr, dc) in _DIRS:
-                stand, target = (box[0] - dr, box[1] - dc), (box[0] + dr, box[1] + dc)
-                if stand not in walk or target in boxes or target not in dead:
+            for off in offsets:
+                target = box + off
+                if box - off not in reach or target in boxes or target not in live:
                     continue
-                if stand not in dist:
-                    dist[stand] = len(_path(walk, stand))
                 new_boxes = (boxes - {box}) | {target}
-                new_state = (new_boxes, box)
-                new_cost = cost + dist[stand] + 1
-                if new_cost < best.get(new_state, 1 << 30):
-                    best[new_state] = new_cost
-                    came[new_state] = (state, stand, name)
-                    counter += 1
-                    heapq.heappush(heap, (new_cost + h(new_boxes), new_cost, counter, new_state))
+                new_canon, _ = area(new_boxes, box)
+                new_key = (new_boxes, new_canon)
+                if new_key in came:
+                    continue
+                came[new_key] = (key, box, off)
+                counter += 1
+                h = sum(live[b] for b in new_boxes)
+                heapq.heappush(heap, (pushes + 1 + h, pushes + 1, counter, new_boxes, box))
     return None
 
 
-def _rebuild(level: Level, came: dict, state: tuple, expanded: int) -> Solution:
+def _rebuild(level: Level, came: dict, key: tuple, expanded: int, start_player: int) -> Solution:
+    width = level.width
+    names = {-width: "north", width: "south", -1: "west", 1: "east"}
     chain = []
-    while came[state] is not None:
-        prev, stand, name = came[state]
-        chain.append((prev, stand, name))
-        state = prev
+    while came[key] is not None:
+        parent, box, off = came[key]
+        chain.append((parent[0], box, off))
+        key = parent
     moves: list[str] = []
-    for (boxes, player), stand, name in reversed(chain):
+    player = divmod(start_player, width)
+    for boxes_int, box, off in reversed(chain):
+        boxes = frozenset(divmod(b, width) for b in boxes_int)
+        stand = divmod(box - off, width)
         moves += _path(_walk(level, boxes, player), stand)
-        moves.append(name)
+        moves.append(names[off])
+        player = divmod(box, width)
     return Solution(tuple(moves), len(chain), expanded)
 
 

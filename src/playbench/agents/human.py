@@ -1,0 +1,65 @@
+"""The human agent: a person plays at the terminal through the same text a model sees."""
+
+import sys
+from typing import TextIO
+
+from playbench.agents.base import Decision, EpisodeContext, Turn
+from playbench.agents.registry import AgentSpec, register_agent
+
+
+class HumanAgent:
+    """Shows the manual, the observation and the numbered legal actions; reads the choice from stdin.
+
+    A number picks that action; otherwise the text is matched to an action ignoring case. Free-text tasks
+    read lines until an empty line. Unrecognised choices are asked again (a typo is not a move).
+    """
+
+    def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
+        self.stdin = stdin or sys.stdin
+        self.stdout = stdout or sys.stdout
+
+    def _say(self, text: str = "") -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def _read(self, prompt: str) -> str:
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            raise EOFError("input closed")
+        return line.rstrip("\n")
+
+    async def start(self, ctx: EpisodeContext) -> None:
+        """Print the manual once per episode."""
+        self._say(f"=== {ctx.task_id}, episode {ctx.index} (seed {ctx.seed}) ===")
+        if ctx.manual:
+            self._say("--- manual ---")
+            self._say(ctx.manual)
+
+    async def act(self, turn: Turn) -> Decision:
+        """Ask until the person names a legal action (or, for free text, types an answer)."""
+        self._say(f"--- step {turn.step} ---")
+        self._say(turn.observation)
+        if turn.legal_actions is None:
+            self._say("Type your answer; finish with an empty line.")
+            lines = []
+            while (line := self._read("")) != "":
+                lines.append(line)
+            answer = "\n".join(lines)
+            return Decision(raw=answer, action=answer)
+        for i, action in enumerate(turn.legal_actions, start=1):
+            self._say(f"{i}. {action}")
+        while True:
+            choice = self._read("action> ").strip()
+            if choice.isdigit() and 1 <= int(choice) <= len(turn.legal_actions):
+                action = turn.legal_actions[int(choice) - 1]
+                return Decision(raw=choice, action=action)
+            matches = [a for a in turn.legal_actions if a.lower() == choice.lower()]
+            if matches:
+                return Decision(raw=choice, action=matches[0])
+            self._say(f"not an action: {choice!r}; type a number from 1 to {len(turn.legal_actions)}")
+
+
+register_agent(AgentSpec(name="human", description="a person at the terminal (playbench play)",
+                         factory=lambda params, model: HumanAgent()))

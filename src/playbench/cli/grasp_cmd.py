@@ -1,0 +1,63 @@
+"""``playbench grasp ...``: GRASP-specific commands (re-scoring published answers)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from playbench.core.errors import PlaybenchError
+
+
+@click.group("grasp")
+def command() -> None:
+    """GRASP tools that work on the official data files."""
+
+
+@command.command("rescore")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--grids", "grids", required=True, type=click.Path(path_type=Path),
+              help="Directory (or file) of the official grid files (*_*_*.jsonl).")
+@click.option("--scoring", type=click.Choice(["fixed", "compat"]), default="fixed", show_default=True,
+              help="fixed: energy on the start cell (the paper's objective); compat: on the final cell (Table 1).")
+@click.option("--parser", "parser_mode", type=click.Choice(["grasp-v1", "list-only", "all-upper", "all-words"]),
+              default="grasp-v1", show_default=True, help="How free-text answers become plans.")
+@click.option("--parser-list", type=click.Choice(["first", "last", "longest"]), default="first", show_default=True,
+              help="Which bracketed list wins when an answer has several.")
+@click.option("--parser-comments", type=click.Choice(["strip", "keep"]), default="strip", show_default=True,
+              help="Remove # and // comments inside lists before reading actions.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+def rescore_cmd(
+    files: tuple[Path, ...], grids: Path, scoring: str, parser_mode: str, parser_list: str, parser_comments: str,
+    as_json: bool,
+) -> None:
+    """Re-score published answers in FILES (baseline results, OpenAI batch output, o1-mini output).
+
+    Never calls a model. Answers are joined to grids by custom_id or by (file, index, constraints).
+    """
+    from playbench.suites.grasp.parse import ParserOptions
+    from playbench.suites.grasp.rescore import rescore
+
+    missing = [str(f) for f in files if not f.exists()]
+    if missing:
+        raise PlaybenchError(f"file not found: {missing[0]}")
+    options = ParserOptions(parser_mode, parser_list, parser_comments)  # type: ignore[arg-type]
+    result = rescore(list(files), grids, scoring, options)  # type: ignore[arg-type]
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    from playbench.cli.common import console
+    from playbench.suites.grasp.table import render_table
+
+    if result["agents"]:
+        title = f"GRASP re-scored ({scoring} scoring, parser {result['parser']}): length / energy ± s.e."
+        console.print(render_table(result["agents"], title))
+    else:
+        console.print("no answers could be scored")
+    counts = result["counts"]
+    console.print(f"{counts['scored']} answers scored, {counts['problems']} problem lines")
+    for p in result["problems"][:50]:
+        console.print(f"  {p['file']}:{p['line']}: {p['reason']}", markup=False, highlight=False)
+    if len(result["problems"]) > 50:
+        console.print(f"  ... and {len(result['problems']) - 50} more (see --json)")

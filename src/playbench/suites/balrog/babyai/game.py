@@ -1,0 +1,93 @@
+"""BabyAI-Text as a BALROG game (``specs/balrog.md`` §6.1) on PyPI Minigrid."""
+
+from typing import Any
+
+import numpy as np
+from minigrid.utils.baby_ai_bot import BabyAIBot
+
+from playbench.suites.balrog.babyai.levels import MixedTrainLocal
+from playbench.suites.balrog.babyai.text import balrog_text, describe_view
+from playbench.suites.balrog.game import BalrogGame, Frame
+from playbench.suites.balrog.protocol import BABYAI_ACTIONS, babyai_prompt
+
+_ACTION_INDEX = {name: i for i, name in enumerate(BABYAI_ACTIONS)}
+#: The POV image is 7 cells of 16 pixels: 112x112.
+TILE_SIZE = 16
+
+
+class BabyAIGame(BalrogGame):
+    """One ``BabyAI-MixedTrainLocal-v0/<kind>`` episode; the level comes from the reset seed."""
+
+    env_name = "babyai"
+
+    def __init__(self, kind: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.kind = kind
+        self.env = MixedTrainLocal(kind)
+        self._success = False
+        self._bot: BabyAIBot | None = None
+        self._last_action: int | None = None
+        self._seed: int | None = None
+
+    def legal_actions(self) -> list[str]:
+        """The six BabyAI actions (``done`` is not offered)."""
+        return list(BABYAI_ACTIONS)
+
+    @property
+    def default_action(self) -> str:
+        """``go forward``."""
+        return "go forward"
+
+    def _frame_now(self, obs: dict[str, Any]) -> Frame:
+        carrying = self.env.carrying
+        carried = (carrying.color, carrying.type) if carrying is not None else None
+        text = balrog_text(describe_view(obs["image"], carried))
+        image = self.env.get_pov_render(TILE_SIZE) if self.images else None
+        return Frame(text, "", image)
+
+    def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
+        self._seed = seed
+        self._success = False
+        self._bot = None
+        self._last_action = None
+        obs, _ = self.env.reset(seed=seed)
+        return self._frame_now(obs), babyai_prompt(self.env.mission), int(self.env.max_steps)
+
+    def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
+        index = _ACTION_INDEX[action]
+        obs, reward, terminated, truncated, _ = self.env.step(index)
+        self._last_action = index
+        if reward > 0:
+            self._success = True
+        return self._frame_now(obs), float(reward), bool(terminated), bool(truncated)
+
+    def progression(self) -> float:
+        """1.0 once any step returned a positive reward (success), else 0.0."""
+        return 1.0 if self._success else 0.0
+
+    def won(self) -> bool:
+        """Success of the mission."""
+        return self._success
+
+    def stats(self) -> dict[str, Any]:
+        """``get_stats()`` also carries the mission."""
+        return {"mission": self.env.mission}
+
+    def instance(self) -> dict[str, Any]:
+        """Task kind, seed and mission identify the level."""
+        return {"env": "babyai", "task": f"BabyAI-MixedTrainLocal-v0/{self.kind}", "seed": self._seed,
+                "mission": getattr(self.env, "mission", None)}
+
+    def reference_action(self, policy: str, rng: np.random.Generator) -> str:
+        """``oracle``: Minigrid's own BabyAI bot, replanning after every executed action."""
+        if policy != "oracle":
+            return super().reference_action(policy, rng)
+        if self._bot is None:
+            self._bot = BabyAIBot(self.env)
+            suggestion = self._bot.replan()
+        else:
+            suggestion = self._bot.replan(self._last_action)
+        index = int(suggestion)
+        if index >= len(BABYAI_ACTIONS):  # the bot says "done": nothing left to do, step forward
+            return self.default_action
+        return BABYAI_ACTIONS[index]

@@ -1,0 +1,8 @@
+"""Crafter, shared by SmartPlay and BALROG: one reproducible engine wrapper, two descriptor variants.
+
+* ``engine``: :class:`CrafterEngine` over PyPI ``crafter`` 1.8.3 (stable creature order, text-only mode
+  with the night-noise draw burnt, faster identical world generation; ``fastgen``).
+* ``describe``: SmartPlay's frame (compat/fixed) and BALROG's long-/short-term texts.
+* ``prompts``: SmartPlay's manual and BALROG's instruction prompt; ``scores``: native Crafter score.
+* ``games``: the two Games; ``oracle``: the scripted reference policy; ``tasks``: registration.
+"""

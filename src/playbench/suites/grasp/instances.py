@@ -1,0 +1,122 @@
+"""Which (grid, constraints) instance episode *i* plays: generated from the episode seed, or official.
+
+Order (both sources): the 8 constraint combinations vary fastest (official order: movement, carry, cost),
+then the distribution, the obstacle setting and the start region, then the grid number. So the first 160
+episodes of an unfiltered task cover every one of the 160 settings once, and on the official data the
+first 1,600 are exactly the paper's subset (grid indices 0-9).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from playbench.core.errors import PlaybenchError
+from playbench.suites.grasp.generate import generate
+from playbench.suites.grasp.grid import COMBINATIONS, Constraints, Grid
+from playbench.suites.grasp.official import custom_id, grid_file_name, load_grids
+from playbench.suites.grasp.params import GraspParams, parse_indices
+from playbench.suites.grasp.render import render_grid
+
+DEFAULT_EPISODES = 160  # one instance of every setting x constraint combination
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A concrete instance: the grid, its text, the constraints and where it came from."""
+
+    grid: Grid
+    text: str
+    blocked: bool
+    constraints: Constraints
+    distribution: str
+    obstacle: str
+    start_region: str
+    energy_probability: float
+    source: dict[str, Any]
+
+    def describe(self) -> dict[str, Any]:
+        """The JSON dict stored as the episode's ``instance``."""
+        return {
+            **self.source,
+            "distribution": self.distribution,
+            "obstacle": self.obstacle,
+            "start_region": self.start_region,
+            "energy_probability": self.energy_probability,
+            "start": list(self.grid.start),
+            "constraints": self.constraints.as_dict(),
+            "grid": self.text,
+        }
+
+
+def _combinations(p: GraspParams) -> list[Constraints]:
+    moves, carries, costs = p.choices("movement"), p.choices("carry"), p.choices("cost")
+    return [
+        c for c in COMBINATIONS
+        if str(c.movement) in moves and ("none" if c.carry is None else "2") in carries
+        and ("0.3" if c.cost else "0") in costs
+    ]
+
+
+def _settings(p: GraspParams) -> list[tuple[str, str, str]]:
+    return [(s, d, o) for s in p.choices("start") for o in p.choices("obstacle") for d in p.choices("distribution")]
+
+
+def _official_keys(p: GraspParams) -> list[tuple[str, int, Constraints]]:
+    grids = load_grids(p.data or "")
+    return _keys(id(grids), tuple(_settings(p)), p.indices, tuple(_combinations(p)), p.data or "")
+
+
+@lru_cache(maxsize=16)
+def _keys(
+    _grids_id: int, settings: tuple, indices: str, combos: tuple, data: str
+) -> list[tuple[str, int, Constraints]]:
+    grids = load_grids(data)
+    wanted = parse_indices(indices)
+    files = [grid_file_name(*s) for s in settings]
+    present = sorted({i for f, i in grids if f in files and (wanted is None or i in wanted)})
+    return [(f, i, c) for i in present for f in files if (f, i) in grids for c in combos]
+
+
+def count(p: GraspParams) -> int:
+    """How many distinct instances the parameters select (``None``-free: generated ones are unlimited)."""
+    if p.data is None:
+        return len(_settings(p)) * len(_combinations(p))
+    return len(_official_keys(p))
+
+
+def default_episodes(p: GraspParams) -> int:
+    """Generated: one per selected setting x combination (160 unfiltered). Official: every selected instance
+    when ``indices`` is given, else the first 160 in episode order (grid index 0 of every file)."""
+    if p.data is None:
+        return count(p)
+    total = count(p)
+    return total if p.indices.strip().lower() != "all" else min(total, DEFAULT_EPISODES)
+
+
+def make_instance(p: GraspParams, index: int, seed: int) -> Instance:
+    """The instance of episode ``index`` (generated ones from ``seed``)."""
+    if p.data is None:
+        settings, combos = _settings(p), _combinations(p)
+        if not settings or not combos:
+            raise PlaybenchError("the GRASP filters select no instance")
+        constraints = combos[index % len(combos)]
+        start_region, distribution, obstacle = settings[(index // len(combos)) % len(settings)]
+        g = generate(np.random.default_rng(seed), distribution, obstacle, start_region, p.skew_axes, p.cluster_centres)
+        source = {"source": "generated", "seed": seed, "skew_axes": p.skew_axes, "cluster_centres": p.cluster_centres}
+        return Instance(g.grid, render_grid(g.grid), obstacle == "block", constraints, distribution, obstacle,
+                        start_region, g.energy_probability, source)
+    keys = _official_keys(p)
+    if not keys:
+        raise PlaybenchError(f"the GRASP filters select no instance in {p.data}")
+    if index >= len(keys):
+        raise PlaybenchError(f"episode {index} is beyond the {len(keys)} selected official instances")
+    file, grid_index, constraints = keys[index]
+    rec = load_grids(p.data)[(file, grid_index)]
+    source = {"source": "official", "file": file, "index": grid_index,
+              "custom_id": custom_id(file, grid_index, constraints)}
+    return Instance(rec.grid, rec.text, rec.blocked, constraints, rec.distribution, rec.obstacle, rec.start_region,
+                    rec.energy_probability, source)

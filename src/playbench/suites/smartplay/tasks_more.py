@@ -1,0 +1,76 @@
+"""Registers SmartPlay's Messenger and Minecraft-substitute tasks, and the ``smartplay/benchmark-v0`` group.
+
+Engines are imported lazily inside ``make_game``.
+"""
+
+from typing import Any
+
+from playbench.core.game import Game
+from playbench.core.registry import register_group, register_task
+from playbench.core.task import Task
+from playbench.suites.smartplay.base import SmartPlayParams
+from playbench.suites.smartplay.voxel.biomes import FIND_TASKS
+
+
+class MessengerParams(SmartPlayParams):
+    """SmartPlay parameters plus ``messenger_text``: path to messenger-emma's ``text_test.json``.
+
+    Without it the manual is written from playbench's templates (same information content); compat numbers
+    are comparable to the paper only with the official text.
+    """
+
+    messenger_text: str | None = None
+
+
+def _trials(default: int):
+    return lambda params: params.trials or default
+
+
+def _messenger(params: Any, index: int, level: int) -> Game:
+    from playbench.suites.smartplay.messenger.game import MessengerGame
+
+    return MessengerGame(params, level)
+
+
+def _minecraft(params: Any, index: int, biome: str) -> Game:
+    from playbench.suites.smartplay.voxel.game import MinecraftGame
+
+    return MinecraftGame(params, biome)
+
+
+_MESSENGER_TEXT = {
+    1: "stage 1: the message is one step away, entities never move; 4 steps",
+    2: "stage 2: new dynamics (chasing, fleeing, immovable entities); 64 steps",
+    3: "stage 3: decoy message and goal that kill on contact; 128 steps",
+}
+for _level, _what in _MESSENGER_TEXT.items():
+    register_task(Task(
+        id=f"smartplay/messenger-{_level}",
+        description=f"SmartPlay Messenger {_what}. Native engine (no py-vgdl); score +1 delivered / -1 lost",
+        make_game=lambda params, index, lv=_level: _messenger(params, index, lv),
+        default_episodes=_trials(100), params_model=MessengerParams,
+        aliases=(f"MessengerL{_level}-v0", f"MessengerL{_level}"),
+        reference_agents=("random", "oracle"),
+    ))
+
+for _biome, (_num, _word) in FIND_TASKS.items():
+    register_task(Task(
+        id=f"smartplay/minecraft-{_biome}",
+        description=(
+            f"SmartPlay Minecraft creative:{_num}, find a {_word} biome in 200 steps. SUBSTITUTE WORLD: a native "
+            "voxel world with MineDojo's text interface (MineDojo itself cannot run offline); scores are not "
+            "comparable with the paper's Minecraft column"
+        ),
+        make_game=lambda params, index, b=_biome: _minecraft(params, index, b),
+        default_episodes=_trials(20), params_model=SmartPlayParams,
+        aliases=(f"MinedojoCreative{_num}-v0", f"MinedojoCreative{_num}"),
+        reference_agents=("random", "oracle"),
+        tags=("substitute",),
+    ))
+
+register_group(
+    "smartplay/benchmark-v0",
+    "SmartPlay's benchmark set: the 7 starred games with their default trials",
+    ["smartplay/bandit-highlow", "smartplay/rps-basic", "smartplay/hanoi-3", "smartplay/messenger-1",
+     "smartplay/messenger-2", "smartplay/crafter", "smartplay/minecraft-plains"],
+)

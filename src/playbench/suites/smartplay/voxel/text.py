@@ -1,0 +1,189 @@
+"""The observation text of the Minecraft find tasks: location, cursor, voxels around, lidar view (§5.6.3)."""
+
+import math
+
+import numpy as np
+from scipy import ndimage
+
+from playbench.suites.smartplay.voxel import blocks as bk
+from playbench.suites.smartplay.voxel.physics import Player
+from playbench.suites.smartplay.voxel.world import MOB_SIZE, World
+
+EYE = 1.62
+RAY_LEN = 65.0
+# Samples every half block up close, every block further out.
+_T = np.concatenate([np.arange(0.25, 16.0, 0.5), np.arange(16.0, RAY_LEN + 1e-9, 1.0)])
+_SIX = ndimage.generate_binary_structure(3, 1)
+_EIGHT = np.ones((3, 3), dtype=bool)
+_GRID = np.arange(17)
+
+
+def facing(yaw: float) -> str:
+    """The eight-way compass word for a yaw in degrees."""
+    y = (yaw + 180) % 360 - 180
+    names = ["north", "north-east", "east", "south-east", "south", "south-west", "west", "north-west", "north"]
+    return names[int(math.floor((y + 180 + 22.5) / 45))]
+
+
+def _dirs(player: Player) -> np.ndarray:
+    """Unit directions of the 17×17 lidar rays, indexed [row, column, xyz] (positive column offset: left)."""
+    elev = np.radians(np.clip(-player.pitch + (-48 + 6 * _GRID), -89, 89))[:, None]
+    yaw = np.radians(player.yaw - (-48 + 6 * _GRID))[None, :]
+    ce = np.cos(elev)
+    return np.stack(np.broadcast_arrays(-np.sin(yaw) * ce, np.sin(elev), np.cos(yaw) * ce), axis=-1)
+
+
+def _cast(world: World, origin: np.ndarray, dirs: np.ndarray, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First non-air block along each ray: (block ids, distances); misses give air at the ray's end."""
+    pts = origin + dirs[:, None, :] * ts[None, :, None]
+    first, names = world.first_hits(pts)
+    found = first >= 0
+    # The exact distance at which the ray enters the voxel of the hit sample (slab method).
+    k = np.maximum(first, 0)
+    cell = np.floor(pts[np.arange(len(dirs)), k])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = (cell - origin) / dirs
+        t2 = (cell + 1 - origin) / dirs
+    enter = np.nan_to_num(np.minimum(t1, t2), nan=-np.inf).max(axis=1)
+    dist = np.clip(enter, 0.0, ts[k])
+    return names, np.where(found, dist, RAY_LEN)
+
+
+def _entity_hits(world: World, eye: np.ndarray, dirs: np.ndarray, limit: np.ndarray, x: float, z: float):
+    """The nearest mob each ray meets before its block: (names or None, distances)."""
+    mobs = world.mobs_near(x, z, RAY_LEN + 2)
+    names: list[str | None] = [None] * len(dirs)
+    dist = np.full(len(dirs), np.inf)
+    if not mobs:
+        return names, dist
+    lo = np.array([[m[1] - MOB_SIZE[m[0]][0] / 2, m[2], m[3] - MOB_SIZE[m[0]][0] / 2] for m in mobs])
+    hi = np.array([[m[1] + MOB_SIZE[m[0]][0] / 2, m[2] + MOB_SIZE[m[0]][1], m[3] + MOB_SIZE[m[0]][0] / 2]
+                   for m in mobs])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = 1.0 / dirs  # rays × 3
+        t1 = (lo[None, :, :] - eye) * inv[:, None, :]
+        t2 = (hi[None, :, :] - eye) * inv[:, None, :]
+    t1 = np.nan_to_num(t1, nan=-np.inf)
+    t2 = np.nan_to_num(t2, nan=np.inf)
+    tmin = np.minimum(t1, t2).max(axis=2)
+    tmax = np.maximum(t1, t2).min(axis=2)
+    ok = (tmax >= np.maximum(tmin, 0)) & (tmin <= limit[:, None])
+    tmin = np.where(ok, np.maximum(tmin, 0), np.inf)
+    best = tmin.argmin(axis=1)
+    bt = tmin[np.arange(len(dirs)), best]
+    for r in np.nonzero(np.isfinite(bt))[0]:
+        names[r] = mobs[best[r]][0]
+        dist[r] = bt[r]
+    return names, dist
+
+
+def _compass(vx: float, vy: float, vz: float) -> str:
+    vertical = "above you" if vy > 0.2 else "below you" if vy < -0.2 else "at your level"
+    ns = "north" if vz < -0.2 else "south" if vz > 0.2 else ""
+    ew = "east" if vx > 0.2 else "west" if vx < -0.2 else ""
+    return f"{vertical} to {'-'.join(p for p in (ns, ew) if p) or 'front'}"
+
+
+def _compat_direction(r: int, c: int, yaw: float, pitch: float) -> str:
+    """SmartPlay's lidar direction formula, mirrored front↔back and scaled over 180 degrees (B10)."""
+    yaw_d = math.radians(((c / 16) * 96 - 48 + yaw + 540) % 360 - 180)
+    pitch_d = math.radians((r / 16) * 180 - 90 + pitch)
+    vx = math.sin(yaw_d) * math.cos(pitch_d)
+    vy = math.sin(pitch_d)
+    vz = math.cos(yaw_d) * math.cos(pitch_d)
+    vertical = "above you" if vy > 0.2 else "below you" if vy < -0.2 else "at your level"
+    ns = "north" if vz > 0.2 else "south" if vz < -0.2 else ""
+    ew = "east" if vx > 0.2 else "west" if vx < -0.2 else ""
+    return f"{vertical} to {'-'.join(p for p in (ns, ew) if p) or 'front'}"
+
+
+def _components(grid: list[str], skip: set[str], compat: bool) -> list[tuple[str, np.ndarray]]:
+    """8-connected components of equal names on the 17×17 grid, as (name, flat indices of cells)."""
+    arr = np.array(grid, dtype=object).reshape(17, 17)
+    names = sorted(set(grid))
+    out = []
+    for k, name in enumerate(names):
+        if name in skip:
+            continue
+        mask = arr == name
+        if compat and k == 0:  # cc3d's background label: the first name in sort order is not split
+            out.append((name, np.flatnonzero(mask)))
+            continue
+        labels, n = ndimage.label(mask, structure=_EIGHT)
+        flat = labels.ravel()
+        for lab in range(1, n + 1):
+            out.append((name, np.flatnonzero(flat == lab)))
+    return out
+
+
+def _view_lines(player: Player, grid: list[str], dist: np.ndarray, dirs: np.ndarray, skip: set[str],
+                compat: bool) -> list[str]:
+    lines = []
+    for name, cells in _components(grid, skip, compat):
+        k = cells[np.argmin(dist[cells])]
+        r, c = divmod(int(k), 17)
+        if compat:
+            where = _compat_direction(r, c, player.yaw, player.pitch)
+        else:
+            where = _compass(*dirs[k])
+        pct = format(len(cells) / 289 * 100, ".0f")
+        lines.append(f" - {name}, {dist[k]:.2f} blocks away, {where}, taking {pct}% of screen")
+    return lines
+
+
+def _around(world: World, player: Player) -> list[str]:
+    """Nearest 6-connected component of each block name in the 9×6×9 cube around the feet."""
+    fx, fy, fz = math.floor(player.x), math.floor(player.y + 1e-9), math.floor(player.z)
+    ox, oy, oz = np.meshgrid(np.arange(-4, 5), np.arange(-1, 5), np.arange(-4, 5), indexing="ij")
+    cube = world.blocks(fx + ox, fy + oy, fz + oz, player.x, player.z)
+    best: dict[int, tuple[float, float, float, float, int]] = {}
+    flat_ids = cube.ravel()
+    present, first_idx = np.unique(flat_ids, return_index=True)
+    first_seen = dict(zip(present.tolist(), first_idx.tolist(), strict=True))
+    coords = np.indices(cube.shape).reshape(3, -1).astype(np.float64)
+    for bid in first_seen:
+        if bid == bk.AIR:
+            continue
+        labels, n = ndimage.label(cube == bid, structure=_SIX)
+        lab = labels.ravel()
+        counts = np.bincount(lab, minlength=n + 1)[1:]
+        cent = np.stack([np.bincount(lab, weights=coords[a], minlength=n + 1)[1:] for a in range(3)]) / counts
+        d = np.sqrt((cent[0] - 4) ** 2 + (cent[1] - 1) ** 2 + (cent[2] - 4) ** 2)
+        d = np.where((cent[0] == 4) & (cent[1] == 1) & (cent[2] == 4), np.inf, d)
+        k = int(np.argmin(d))
+        if np.isfinite(d[k]):
+            best[bid] = (float(d[k]), float(cent[0, k]), float(cent[1, k]), float(cent[2, k]), bid)
+    lines = []
+    for bid in sorted(best, key=lambda b: first_seen[b]):
+        d, cx, ch, cz, _ = best[bid]
+        vertical = "above you" if ch > 1 else "below you" if ch < 1 else ""
+        ns = "north" if cz < 4 else "south" if cz > 4 else ""
+        ew = "west" if cx < 4 else "east" if cx > 4 else ""
+        where = f"{vertical} to {'-'.join(p for p in (ns, ew) if p) or 'front'}".strip()
+        lines.append(f"\n - {bk.BLOCK_NAMES[bid]}, {d:.2f} blocks away, {where}")
+    return lines
+
+
+def observe(world: World, player: Player, compat: bool) -> str:
+    """The frame without the action line."""
+    location = f"Coordinate ({player.x:.2f},{player.y:.2f},{player.z:.2f}). Facing {facing(player.yaw)}."
+    if player.pitch < 0:
+        location += " Looking up."
+    elif player.pitch > 0:
+        location += " Looking down."
+    eye = np.array([player.x, player.y + EYE, player.z])
+    look = _dirs(player)[8, 8]
+    cur, cur_d = _cast(world, eye, look[None, :], np.arange(0.05, 3.0, 0.1))
+    cursor = "You're not aiming at any block." if cur[0] == bk.AIR or cur_d[0] > 3 else \
+        f"You're aiming at {bk.BLOCK_NAMES[int(cur[0])]}."
+    surround = "Around you:" + "".join(_around(world, player))
+    dirs = _dirs(player).reshape(-1, 3)
+    ids, dist = _cast(world, eye, dirs, _T)
+    ent_names, ent_dist = _entity_hits(world, eye, dirs, dist, player.x, player.z)
+    block_grid = [bk.BLOCK_NAMES[int(i)] for i in ids]
+    ent_grid = [n if n is not None else "null" for n in ent_names]
+    ent_lines = _view_lines(player, ent_grid, ent_dist, dirs, {"null"}, compat)
+    block_lines = _view_lines(player, block_grid, dist, dirs, {"air", "null"}, compat)
+    entities = "".join(line + "\n" for line in ent_lines)
+    seen = "You see:" + "".join("\n" + line for line in block_lines) if block_lines else ""
+    return f"{location}\n\n{cursor}\n{surround}\n{entities}\n{seen}"

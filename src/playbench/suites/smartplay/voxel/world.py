@@ -1,0 +1,182 @@
+"""The world: lazily generated regions, block and biome look-ups, and the passive mobs."""
+
+import math
+
+import numpy as np
+
+from playbench.suites.smartplay.voxel import blocks as bk
+from playbench.suites.smartplay.voxel.worldgen import (
+    COLUMN_FIELDS,
+    REGION,
+    SEA,
+    SPAWN_BIOMES,
+    WATER_BIOMES,
+    Region,
+    biome_at,
+    block_in,
+    blocks_of,
+    column_of,
+    generate_region,
+)
+
+#: Mob bounding boxes (width, height) in blocks.
+MOB_SIZE: dict[str, tuple[float, float]] = {
+    "EntityCow": (0.9, 1.4), "EntityPig": (0.9, 0.9), "EntitySheep": (0.9, 1.3),
+    "EntityChicken": (0.4, 0.7), "EntitySquid": (0.8, 0.8),
+}
+
+
+class World:
+    """A seeded world. Regions are built on first use; everything is a function of the seed."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = int(seed)
+        self.regions: dict[tuple[int, int], Region] = {}
+        self.mobs: list[list] = []  # [name, x, y, z]
+        self._view_key: tuple[int, int] | None = None
+        self._view: dict[str, np.ndarray] = {}
+        self._view_origin = (0, 0)
+        self._columns: dict[tuple[int, int], tuple[int, ...]] = {}
+
+    # -- regions -----------------------------------------------------------------------------------
+
+    def region(self, rx: int, rz: int) -> Region:
+        """The region at region coordinates (rx, rz), generated on first use."""
+        key = (rx, rz)
+        reg = self.regions.get(key)
+        if reg is None:
+            reg = generate_region(self.seed, rx, rz)
+            self.regions[key] = reg
+            self.mobs.extend(list(m) for m in reg.mobs)
+        return reg
+
+    def column(self, x: int, z: int) -> tuple[int, ...]:
+        """Column (x, z) as a tuple of ints (cached: the player and mobs read the same columns often)."""
+        col = self._columns.get((x, z))
+        if col is None:
+            reg = self.region(x // REGION, z // REGION)
+            col = self._columns[(x, z)] = column_of(reg.cols, x % REGION, z % REGION)
+        return col
+
+    def block(self, x: int, y: int, z: int) -> int:
+        """The block id at integer coordinates."""
+        return block_in(self.column(x, z), y)
+
+    def solid(self, x: int, y: int, z: int) -> bool:
+        """Whether the block at (x, y, z) blocks movement."""
+        return bk.SOLID_TABLE[block_in(self.column(x, z), y)]
+
+    def biome(self, x: float, z: float) -> int:
+        """The biome id of the column under (x, z)."""
+        return self.column(math.floor(x), math.floor(z))[-1]
+
+    def surface(self, x: int, z: int) -> int:
+        """The height of the top terrain block of column (x, z)."""
+        return self.column(x, z)[0]
+
+    # -- the 3×3-region view used by the vectorized look-ups ------------------------------------------
+
+    def view(self, x: float, z: float) -> tuple[dict[str, np.ndarray], tuple[int, int]]:
+        """Column arrays of the 3×3 regions around (x, z) (192×192 columns) and their origin."""
+        key = (math.floor(x) // REGION, math.floor(z) // REGION)
+        if key != self._view_key:
+            rx, rz = key
+            parts = [[self.region(rx + i, rz + j).cols for j in (-1, 0, 1)] for i in (-1, 0, 1)]
+            self._view = {f: np.block([[p[f] for p in row] for row in parts]) for f in COLUMN_FIELDS}
+            v = self._view
+            # Below ``base`` every block is ground or water (never air); above ``ceil`` every block is air.
+            v["base"] = np.maximum(v["height"], SEA)
+            v["ceil"] = np.maximum.reduce([v["base"], v["feat_hi"], v["leaf_hi"], v["vine_hi"]])
+            self._view_origin = ((rx - 1) * REGION, (rz - 1) * REGION)
+            self._view_key = key
+        return self._view, self._view_origin
+
+    def blocks(self, x: np.ndarray, y: np.ndarray, z: np.ndarray, cx: float, cz: float) -> np.ndarray:
+        """Block ids at integer points near (cx, cz); points outside the 3×3-region view read as air."""
+        view, (ox, oz) = self.view(cx, cz)
+        i, j = x - ox, z - oz
+        n = 3 * REGION
+        inside = (i >= 0) & (i < n) & (j >= 0) & (j < n)
+        out = np.zeros(np.shape(x), dtype=np.uint8)
+        if inside.all():
+            return blocks_of(view, (i, j), y)
+        out[inside] = blocks_of(view, (i[inside], j[inside]), y[inside])
+        return out
+
+    def first_hits(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For rays sampled at ``pts`` [ray, sample, xyz]: index of the first non-air sample and its block.
+
+        Rays that meet nothing get index -1. Points under a column's ground-or-water level are hits without
+        looking further; only points between that level and the column's highest feature are evaluated.
+        """
+        view, (ox, oz) = self.view(pts[0, 0, 0], pts[0, 0, 2])
+        fl = np.floor(pts).astype(np.int64)
+        n = 3 * REGION
+        i = np.clip(fl[..., 0] - ox, 0, n - 1)
+        j = np.clip(fl[..., 2] - oz, 0, n - 1)
+        y = fl[..., 1]
+        flat = i * n + j
+        base = view["base"].ravel()[flat]
+        ground = y <= base
+        gidx = np.where(ground.any(axis=1), ground.argmax(axis=1), pts.shape[1])
+        cand = (y > base) & (y <= view["ceil"].ravel()[flat]) & (np.arange(pts.shape[1])[None, :] < gidx[:, None])
+        first = gidx.copy()
+        if cand.any():
+            r, k = np.nonzero(cand)
+            ids = blocks_of(view, (i[r, k], j[r, k]), y[r, k])
+            hit = ids != bk.AIR
+            r, k = r[hit], k[hit]
+            np.minimum.at(first, r, k)
+        rows = np.arange(pts.shape[0])
+        found = first < pts.shape[1]
+        kk = np.minimum(first, pts.shape[1] - 1)
+        ids = blocks_of(view, (i[rows, kk], j[rows, kk]), y[rows, kk])
+        return np.where(found, first, -1), np.where(found, ids, bk.AIR).astype(np.uint8)
+
+    # -- spawn and mobs --------------------------------------------------------------------------------
+
+    def spawn_point(self) -> tuple[float, float, float]:
+        """A land spawn near the origin, preferring vanilla's spawn biomes (plains, forest, taiga, jungle)."""
+        rng = np.random.default_rng([self.seed & 0xFFFFFFFF, 77])
+        # Vanilla searches 256 blocks around the origin; look further if that is all sea.
+        pts = np.concatenate([rng.integers(-256, 257, size=(256, 2)), rng.integers(-1024, 1025, size=(512, 2))])
+        found = biome_at(self.seed, pts[:, 0], pts[:, 1])
+        choice = None
+        for (px, pz), b in zip(pts.tolist(), found.tolist(), strict=True):
+            if b in SPAWN_BIOMES and self.surface(px, pz) >= SEA:
+                choice = (px, pz)
+                break
+        if choice is None:
+            for (px, pz), b in zip(pts.tolist(), found.tolist(), strict=True):
+                if b not in WATER_BIOMES and self.surface(px, pz) >= SEA:
+                    choice = (px, pz)
+                    break
+        px, pz = choice if choice is not None else (0, 0)
+        y = self.surface(px, pz) + 1
+        while self.solid(px, y, pz) or self.solid(px, y + 1, pz):
+            y += 1
+        return px + 0.5, float(y), pz + 0.5
+
+    def step_mobs(self, x: float, z: float, rng: np.random.Generator, radius: float = 96.0) -> None:
+        """Random-walk the mobs near (x, z) by up to two blocks (land mobs stay on land, squid in water)."""
+        for mob in self.mobs:
+            if abs(mob[1] - x) > radius or abs(mob[3] - z) > radius:
+                continue
+            r = rng.random()
+            if r < 0.4:
+                continue
+            dx, dz = ((1, 0), (-1, 0), (0, 1), (0, -1))[int(rng.integers(4))]
+            steps = 1 + int(r > 0.8)
+            nx, nz = mob[1] + dx * steps, mob[3] + dz * steps
+            h = self.surface(math.floor(nx), math.floor(nz))
+            if mob[0] == "EntitySquid":
+                if h < SEA - 2:
+                    mob[1], mob[3] = nx, nz
+                continue
+            ny = h + 1
+            if h >= SEA and abs(ny - mob[2]) <= 1 and not self.solid(math.floor(nx), ny, math.floor(nz)):
+                mob[1], mob[2], mob[3] = nx, float(ny), nz
+
+    def mobs_near(self, x: float, z: float, radius: float) -> list[list]:
+        """Mobs within ``radius`` blocks (horizontally) of (x, z)."""
+        return [m for m in self.mobs if abs(m[1] - x) <= radius and abs(m[3] - z) <= radius]
