@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml scripts/setup.sh
 setup: $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/playbench eval quickstart
+	$(VENV)/bin/playbench eval quickstart --view
 
 test: $(STAMP)
 	bash scripts/test.sh $(VENV)

@@ -81,10 +81,12 @@ def _progress() -> Progress:
               help="Seconds before the first retry of a failed model request (doubles each retry, jittered).")
 @click.option("--resume", "resume", type=click.Path(), default=None, help="Continue this run directory.")
 @click.option("--quiet", is_flag=True, help="No progress bar or table.")
+@click.option("--view", "write_view", is_flag=True, help="Also write the HTML viewer into RUN/view.")
 def command(tasks: tuple[str, ...], agent: str | None, model: str | None, episodes: int | None, seed: int,
             log_dir: str, task_args: tuple[str, ...], agent_args: tuple[str, ...], model_args: tuple[str, ...],
             max_episodes: int | None, max_connections: int, max_retries: int, timeout: float,
-            base_url: str | None, cache: bool, retry_backoff: float, resume: str | None, quiet: bool) -> None:
+            base_url: str | None, cache: bool, retry_backoff: float, resume: str | None, quiet: bool,
+            write_view: bool) -> None:
     """Run TASKS (ids, aliases or groups) and record every episode."""
     if max_connections < 1 or (max_episodes is not None and max_episodes < 1):
         raise PlaybenchError("--max-connections and --max-episodes must be at least 1")
@@ -135,6 +137,10 @@ def command(tasks: tuple[str, ...], agent: str | None, model: str | None, episod
     if not quiet:
         print_report(report)
         console.print(f"run written to [bold]{run_dir}[/bold]")
+    if write_view:
+        from playbench.report.viewer import write_site
+
+        console.print(f"viewer: open [bold]{write_site([store], run_dir / 'view').resolve().as_uri()}[/bold]")
     remaining = sum(e["status"]["infra-error"] for e in report["tasks"].values())
     if remaining:
         cmd = f"playbench eval --resume {shlex.quote(str(run_dir))}"

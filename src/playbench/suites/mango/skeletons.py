@@ -115,7 +115,7 @@ class SkeletonBuilder:
                     "step_count": len(steps),
                     "id": _df_id_from_fragments([c[1] for c in combo]),
                 }
-                for label, value in zip(LABELS, map(max, zip(*(c[2] for c in combo))), strict=True):
+                for label, value in zip(LABELS, map(max, zip(*(c[2] for c in combo), strict=True)), strict=True):
                     record[label] = value
                 out.append(record)
         return out
