@@ -10,7 +10,7 @@ import pytest
 from playbench.core.registry import get_task
 from playbench.suites.balrog.nle import render
 from playbench.suites.balrog.nle.engine import Engine, modules
-from playbench.suites.balrog.nle.game import NLEGame, NLEParams
+from playbench.suites.balrog.nle.game import NLEGame
 from playbench.suites.balrog.nle.tasks import TASK_IDS
 
 MOVES8 = ["north", "east", "south", "west", "northeast", "southeast", "southwest", "northwest"]
@@ -78,13 +78,15 @@ def test_nethack_action_space_prompt_and_the_12_case() -> None:
     assert fixed.default_action == "esc"
     for bad in ("annotate", "overview", "teleport", "travel", "minus", "apos"):  # B9
         assert bad not in acts and f"\n{bad}: " not in fixed.manual
-    _, _, terminated, truncated, _ = fixed.step(fixed.default_action)  # what the runner executes for "12"
+    obs, _, terminated, truncated, info = fixed.step("12")  # invalid: executes esc, with BALROG's feedback
     assert not terminated and not truncated
+    assert info["metrics"]["failed_candidates"] == ["12"] and info["metrics"]["action_frequency"] == {"esc": 1}
+    assert obs.startswith("\n\nYour previous output did not contain a valid action. Defaulted to action: esc\n\n")
     fixed.close()
 
 
 def test_vlm_image_size_and_language_layout() -> None:
-    game = _game("balrog/nle/nethackchallenge", mode="vlm")
+    game = _game("balrog/nle/nethackchallenge", images="true")
     obs, info = game.reset(seed=3)
     assert info["image"].shape == (336, 1264, 3) and info["image"].dtype == np.uint8
     assert info["long_term_context"].startswith("message:\n") and "map:" not in info["long_term_context"]

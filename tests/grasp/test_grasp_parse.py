@@ -13,7 +13,7 @@ def test_rule1_first_list_with_token_quotes_and_comments():
     p = parse_plan(text)
     assert p.rule == "list" and p.plan == ["UP", "TAKE", "LEFT", "DROP"]
     keep = parse_plan(text, ParserOptions(comments="keep"))
-    assert keep.plan == ["UP", "TAKE", "LEFT", "LEFT", "DROP"]  # "# go up" holds no action; "// left" does
+    assert keep.plan == ["UP", "TAKE", "UP", "LEFT", "LEFT", "DROP"]  # the comments name actions too
 
 
 def test_list_choice_options():
@@ -61,7 +61,7 @@ def test_hostile_text_is_parsed_never_executed(tmp_path):
     ]
     results = [parse_plan(t) for t in payloads]
     assert results[0].plan == ["UP"] and results[1].plan == ["DROP"]
-    assert results[2].plan == ["DROP"] and results[2].rule == "numbered" or results[2].plan == ["DROP"]
+    assert results[2].failed  # prose mentioning DROP outside any list is not a plan
     assert not marker.exists()
 
 

@@ -22,7 +22,7 @@ def test_all_official_grids_render_byte_for_byte(shared_data):
 def test_layout_details(shared_data):
     rec = load_grids(shared_data / "grasp")[("inner_random_block.jsonl", 0)]
     lines = rec.text.split("\n")
-    assert len(lines) == 24 and lines[-1] == ""  # 23 lines, each ending with a newline
+    assert len(lines) == 25 and lines[-1] == ""  # header + 12 separators + 11 rows, each ending with "\n"
     assert lines[0] == "    0   1   2   3   4   5   6   7   8   9   10 " and len(lines[0]) == 47
     assert lines[1] == "  +" + "---+" * 11
     assert lines[16].startswith(" 7| E |   |")

@@ -93,3 +93,13 @@ def test_plots_are_written(two_runs, tmp_path):
         assert name in files and files[name].stat().st_size > 2000
     assert files["task_scores.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert b"<svg" in files["task_scores.svg"].read_bytes()
+
+
+def test_report_of_several_runs_is_a_leaderboard(two_runs):
+    out = json.loads(run_cli("report", str(two_runs[0]), str(two_runs[1]), "--json").stdout)
+    assert len(out["runs"]) == 2
+    rows = out["leaderboard"]["rows"]
+    assert [r["who"] for r in rows] == ["random", "oracle"]
+    assert rows[1]["scores"]["smartplay/hanoi-3"]["mean"] == 3
+    text = run_cli("report", str(two_runs[0]), str(two_runs[1])).stdout
+    assert "leaderboard" in text and "oracle" in text

@@ -31,6 +31,28 @@ def print_report(report: dict[str, Any]) -> None:
                 console.print(renderable)
 
 
+def leaderboard(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """One row per run (model or agent): the mean score of every task, with its standard error."""
+    tasks = list(dict.fromkeys(t for r in reports for t in r["tasks"]))
+    rows = []
+    for r in reports:
+        rows.append({"run_id": r["run"]["run_id"], "who": r["run"]["model"] or r["run"]["agent"],
+                     "scores": {t: r["tasks"][t]["score"] for t in tasks if t in r["tasks"]}})
+    return {"tasks": tasks, "rows": rows}
+
+
+def print_leaderboard(board: dict[str, Any]) -> None:
+    """The leaderboard as a table."""
+    table = Table(title="leaderboard (score mean ± stderr)")
+    table.add_column("model / agent")
+    for t in board["tasks"]:
+        table.add_column(t, justify="right")
+    for row in board["rows"]:
+        table.add_row(f"{row['who']} ({row['run_id']})",
+                      *[fmt_stat(row["scores"][t]) if t in row["scores"] else "-" for t in board["tasks"]])
+    console.print(table)
+
+
 @click.command("report")
 @click.argument("runs", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
@@ -38,7 +60,10 @@ def command(runs: tuple[str, ...], as_json: bool) -> None:
     """Summarize one or more RUN directories (never re-runs anything)."""
     reports = [build_report(store) for store in open_runs(runs)]
     if as_json:
-        click.echo(json.dumps(reports[0] if len(reports) == 1 else {"runs": reports}, indent=2))
+        out = reports[0] if len(reports) == 1 else {"runs": reports, "leaderboard": leaderboard(reports)}
+        click.echo(json.dumps(out, indent=2))
         return
     for report in reports:
         print_report(report)
+    if len(reports) > 1:
+        print_leaderboard(leaderboard(reports))

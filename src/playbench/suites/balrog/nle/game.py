@@ -1,30 +1,30 @@
-"""BALROG's MiniHack and NetHack games as playbench Games (text in, text out; tile image in VLM mode)."""
+"""BALROG's MiniHack and NetHack games as playbench Games (text in, text out; tile image in VLM mode).
 
-from typing import Any, ClassVar, Literal
+They follow BALROG's episode protocol through ``BalrogGame`` (invalid output -> default action with
+feedback, step limit, counters); this module adds the engine, the action sets, progression and oracles.
+"""
+
+from typing import Any, ClassVar
 
 import numpy as np
 
-from playbench.core.game import Game
-from playbench.core.params import Params
 from playbench.core.seeding import derive_seed
+from playbench.suites.balrog.game import BalrogGame, Frame
 from playbench.suites.balrog.nle import actions as A
 from playbench.suites.balrog.nle import prompts
 from playbench.suites.balrog.nle.progression import ABORTED, TASK_SUCCESSFUL, MiniHackProgress, NetHackProgress
+from playbench.suites.balrog.params import BalrogParams
 
 _STATUS_NAMES = {-1: "ABORTED", 0: "RUNNING", 1: "DEATH", 2: "TASK_SUCCESSFUL"}
 
 
-class NLEParams(Params):
-    """Parameters of the MiniHack and NetHack tasks.
+class NLEParams(BalrogParams):
+    """Parameters of the MiniHack and NetHack tasks (BALROG's common ones).
 
-    ``mode``: ``text`` (language text + ASCII map) or ``vlm`` (language text + 1264x336 tile image);
-    ``compat``: reproduce BALROG's bugs (NetHack ``00``-``99`` actions crash, prompt lists invalid
-    actions, last-step-reward success, no ascension credit); ``max_steps``: agent step cap.
+    ``images``: VLM mode (language text + 1264x336 tile image) instead of text mode (language text +
+    ASCII map); ``compat``: reproduce BALROG's bugs (NetHack ``00``-``99`` actions crash the episode, the
+    prompt lists invalid actions, last-step-reward success, no ascension credit).
     """
-
-    mode: Literal["text", "vlm"] = "text"
-    compat: bool = False
-    max_steps: int | None = None
 
 
 class BoxobanParams(NLEParams):
@@ -36,26 +36,25 @@ class BoxobanParams(NLEParams):
     levels: str | None = None
 
 
-class NLEGame(Game):
+class NLEGame(BalrogGame):
     """One BALROG NLE-based task: ``env_id`` is the original id (``MiniHack-Corridor-R3-v0`` ...)."""
 
     reference_policies: ClassVar[tuple[str, ...]] = ("random",)
 
     def __init__(self, env_id: str, params: NLEParams, default_steps: int) -> None:
-        super().__init__()
+        super().__init__(images=params.images, feedback=params.feedback, max_steps=params.max_steps)
         self.env_id = env_id
         self.params = params
-        self.mode = params.mode
         self.compat = params.compat
         self.is_nethack = env_id.startswith("NetHack")
-        self.max_steps = params.max_steps or default_steps
+        self.env_name = "nle" if self.is_nethack else "minihack"
+        self.default_steps = default_steps
         self.engine: Any = None
         self.seed_value: int | None = None
-        self.t = 0
         self._actions: list[str] = []
         self.tracker: MiniHackProgress | NetHackProgress = self._new_tracker()
         self._oracle: Any = None
-        self._done = False
+        self._raw: dict[str, Any] = {}
 
     # -- construction ------------------------------------------------------------------------
 
@@ -75,11 +74,10 @@ class NLEGame(Game):
 
         if self.is_nethack:
             self._actions = A.nethack_action_names(useful_action_names(), self.compat)
-            valid = set(self._actions)
-            self.manual = prompts.nethack_prompt(A.nethack_prompt_actions(valid, self.compat))
+            self._manual = prompts.nethack_prompt(A.nethack_prompt_actions(set(self._actions), self.compat))
         else:
             self._actions = A.minihack_action_names(self.engine.action_names)
-            self.manual = prompts.minihack_prompt(self.env_id, self._actions)
+            self._manual = prompts.minihack_prompt(self.env_id, self._actions)
 
     # -- the Game interface ------------------------------------------------------------------
 
@@ -92,25 +90,26 @@ class NLEGame(Game):
         """``esc`` for NetHack, ``north`` for MiniHack."""
         return A.NETHACK_DEFAULT_ACTION if self.is_nethack else A.MINIHACK_DEFAULT_ACTION
 
-    @property
-    def progress(self) -> float:
-        """NetHack: max Dlvl/Xp table value so far; MiniHack: 1 on success."""
+    def progression(self) -> float:
+        """NetHack: max Dlvl/Xp table value so far (1.0 on ascension, fixed); MiniHack: 1 on success."""
         return float(self.tracker.progression)
 
-    @property
-    def completed(self) -> int:
-        """MiniHack: the task was solved; NetHack: the game was ascended."""
+    def won(self) -> bool:
+        """MiniHack: the end status is TASK_SUCCESSFUL; NetHack: the game was ascended."""
         if self.is_nethack:
-            return int(getattr(self.tracker, "ascended", False))
-        return int(self.tracker.end_reason == TASK_SUCCESSFUL)
+            return bool(getattr(self.tracker, "ascended", False))
+        return self.tracker.end_reason == TASK_SUCCESSFUL
+
+    def stats(self) -> dict[str, Any]:
+        """BALROG's ``get_stats()`` keys of the progress tracker."""
+        return self.tracker.stats()
 
     def instance(self) -> dict[str, Any]:
         """The env id and the NetHack seed (NetHack's levels are a function of it)."""
         return {"env_id": self.env_id, "nethack_seed": self.seed_value}
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict[str, Any]]:
-        """Seed NetHack's RNGs from ``seed`` (engine call), reset, and return the first observation."""
-        super().reset(seed=seed)
+    def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
+        """Seed NetHack's RNGs from ``seed`` (the engine's own call), reset, and build the first frame."""
         if seed is None:
             seed = int(self.np_random.integers(2**31))
         self.seed_value = derive_seed("nle", seed)
@@ -120,29 +119,20 @@ class NLEGame(Game):
             self._build_actions()
         self.engine.seed(self.seed_value)
         obs = self.engine.reset()
-        self.t, self._done = 0, False
         self.tracker = self._new_tracker()
         self._oracle = None
-        message = self.engine.message(obs)
-        return self._observe(obs, message)
+        return self._frame_of(obs, self.engine.message(obs)), self._manual, self.default_steps
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         """Play one text action (plus AutoMore); unmapped strings raise ValueError as in BALROG."""
-        if self._done:
-            raise RuntimeError("step() called after the episode ended; call reset()")
         obs, reward, done, message = self.engine.step(action)
-        self.t += 1
         status = self.engine.end_status()
         if self.is_nethack:
             end_reason = f"{_STATUS_NAMES.get(status, status)}: {message.strip()}" if done else None
             self.tracker.update(obs["blstats"], reward, done, end_reason, self.engine.ascended())
         else:
             self.tracker.update(reward, status)
-        truncated = (done and status == ABORTED) or (not done and self.t >= self.max_steps)
-        terminated = done and status != ABORTED
-        self._done = terminated or truncated
-        text, info = self._observe(obs, message)
-        return text, float(reward), terminated, truncated, info
+        return self._frame_of(obs, message), reward, done and status != ABORTED, done and status == ABORTED
 
     def close(self) -> None:
         """Release the engine."""
@@ -150,31 +140,14 @@ class NLEGame(Game):
             self.engine.close()
             self.engine = None
 
-    # -- views -------------------------------------------------------------------------------
-
-    def _observe(self, obs: dict[str, Any], message: str) -> tuple[str, dict[str, Any]]:
+    def _frame_of(self, obs: dict[str, Any], message: str) -> Frame:
         from playbench.suites.balrog.nle import render
 
-        lang = self.engine.language_obs(obs)
-        long_term, short_term = render.contexts(lang, message, obs, self.mode)
-        # BALROG shows the current observation as short-term context, then long-term context
-        text = f"{short_term}\n{long_term}" if short_term else long_term
-        self._last_obs = text
         self._raw = obs
-        info: dict[str, Any] = {
-            "manual": self.manual,
-            "obs": text,
-            "history": "",
-            "long_term_context": long_term,
-            "short_term_context": short_term,
-            "score": self.progress,
-            "completed": self.completed,
-            "progress": self.progress,
-            "metrics": {**self.tracker.stats(), "steps": self.t},
-        }
-        if self.mode == "vlm":
-            info["image"] = render.tile_image(obs["glyphs"])
-        return text, info
+        lang = self.engine.language_obs(obs)
+        long_term, short_term = render.contexts(lang, message, obs, "vlm" if self.images else "text")
+        image = render.tile_image(obs["glyphs"]) if self.images else None
+        return Frame(long_term, short_term, image)
 
     # -- reference policies ------------------------------------------------------------------
 
@@ -182,7 +155,9 @@ class NLEGame(Game):
         """``random`` for every task; ``oracle`` where the subclass provides one."""
         if policy == "oracle" and "oracle" in self.reference_policies:
             return self._oracle_action()
-        return super().reference_action(policy, rng)
+        if policy != "random":
+            raise NotImplementedError(f"{self.env_id} has no {policy!r} policy")
+        return self._actions[int(rng.integers(len(self._actions)))]
 
     def _oracle_action(self) -> str:
         raise NotImplementedError

@@ -3,11 +3,10 @@
 from playbench.core.registry import register_task
 from playbench.core.task import Task
 from playbench.suites.balrog.nle.game import BoxobanGame, BoxobanParams, NavigationGame, NLEGame, NLEParams
+from playbench.suites.balrog.protocol import episodes_for
 
 MINIHACK_STEPS = 100
 NETHACK_STEPS = 100_000
-MINIHACK_EPISODES = 5  # BALROG config (paper: 5 too)
-NETHACK_EPISODES = 5
 
 #: playbench name -> (original id, game kind)
 MINIHACK_TASKS: dict[str, tuple[str, str]] = {
@@ -39,7 +38,7 @@ for _name, (_env_id, _kind) in MINIHACK_TASKS.items():
             id=f"balrog/minihack/{_name}",
             description=f"BALROG MiniHack {_env_id} on balrog-nle (100 steps, success = reach the goal){_extra}",
             make_game=_minihack_factory(_env_id, _kind),
-            default_episodes=MINIHACK_EPISODES,
+            default_episodes=lambda params: episodes_for("minihack", params.preset),
             params_model=BoxobanParams if _kind == "boxoban" else NLEParams,
             aliases=(_env_id,),
             metrics=("score", "completion"),
@@ -53,7 +52,7 @@ register_task(
         id="balrog/nle/nethackchallenge",
         description="BALROG NetHackChallenge-v0 on balrog-nle; score = progression (max Dlvl/Xp table value)",
         make_game=lambda params, index: NLEGame("NetHackChallenge-v0", params, NETHACK_STEPS),
-        default_episodes=NETHACK_EPISODES,
+        default_episodes=lambda params: episodes_for("nle", params.preset),
         params_model=NLEParams,
         aliases=("NetHackChallenge-v0",),
         metrics=("score", "completion"),

@@ -178,12 +178,13 @@ def _classify(fields: np.ndarray) -> "Columns":
     biome[beach] = np.where(cold[beach], COLD_BEACH, BEACH)
     stone_beach = ~ocean & (cont < coast + 0.012) & (hill_f >= 0.5)
     biome[stone_beach] = STONE_BEACH
-    height = np.where(beach, np.minimum(height, SEA + 1), height)
+    height = np.where(beach, np.minimum(height, SEA), height)  # level with the sea: one can walk out of it
 
     rv = np.abs(river)
     riv = ~ocean & ~island & (rv < 0.012)
     bank = ~ocean & ~island & (rv >= 0.012) & (rv < 0.03)
-    height = np.where(bank, np.minimum(height, SEA + 1 + (rv - 0.012) / 0.018 * 3), height)
+    w = np.clip((rv - 0.012) / 0.018, 0, 1)
+    height = np.where(bank & (height > SEA), SEA + (height - SEA) * w, height)
     height = np.where(riv, SEA - 3, height)
     biome[riv] = np.where(cold[riv], FROZEN_RIVER, RIVER)
     return Columns(biome=biome, height=np.clip(np.floor(height), Y0 + 2, Y0 + NY - 16).astype(np.int16), temp=temp)

@@ -1,0 +1,78 @@
+"""Boxoban offline levels: generator validity, solvability, determinism; official files parse and play."""
+
+import numpy as np
+import pytest
+
+import playbench.suites.balrog.nle.tasks  # noqa: F401  (registers the tasks)
+from playbench.core.errors import PlaybenchError
+from playbench.core.registry import get_task
+from playbench.suites.balrog.nle.boxoban.generator import generate
+from playbench.suites.balrog.nle.boxoban.level import parse_level, problems, read_levels
+from playbench.suites.balrog.nle.boxoban.solver import replay, solve
+
+
+@pytest.mark.parametrize(("preset", "seeds"), [("medium", range(6)), ("hard", range(3))])
+def test_generated_levels_are_valid_solvable_and_deterministic(preset: str, seeds: range) -> None:
+    for seed in seeds:
+        gen = generate(seed, preset)
+        level = gen.level
+        assert problems(level) == [], level.rows()
+        assert len(level.boxes) == 4 and len(level.goals) == 4 and len(level.rows()) == 10
+        assert replay(level, gen.solution.moves), "the solver's solution must solve the level"
+        assert len(gen.solution.moves) <= 90  # fits MiniHack's 100-step budget
+        again = generate(seed, preset)
+        assert again.level.rows() == level.rows() and again.solution == gen.solution
+    assert generate(0, preset).level.rows() != generate(1, preset).level.rows()
+
+
+def test_solver_proves_unsolvable_levels() -> None:
+    rows = ["##########"] + ["#$.     @#"] + ["#" + " " * 8 + "#"] * 7 + ["##########"]
+    boxed_in = parse_level(["#####", "#$ .#", "#@  #", "#####"])
+    assert solve(boxed_in) is None  # box in a corner is dead
+    assert solve(parse_level(rows)) is not None
+
+
+def test_validity_checker_catches_broken_levels() -> None:
+    open_wall = parse_level(["#### #####"] + ["#$$$$....#"] + ["#   @    #"] * 7 + ["##########"])
+    assert "outer wall not closed" in problems(open_wall)
+    three = parse_level(["##########", "#$$$ ... #", "#   @    #"] + ["#        #"] * 6 + ["##########"])
+    assert any("3 boxes" in p for p in problems(three))
+
+
+def test_official_files_parse(shared_data) -> None:
+    hard = read_levels(shared_data / "boxoban" / "hard")
+    medium = read_levels(shared_data / "boxoban" / "medium")
+    assert len(hard) == 1000 and len(medium) == 1000
+    assert hard[0].level_id == "000.txt;0" and medium[-1].level_id == "train/000.txt;999"
+    for level in hard[:50] + medium[:50]:
+        assert problems(level) == []
+    with pytest.raises(PlaybenchError):
+        read_levels(shared_data / "no-such-folder")
+
+
+def test_official_levels_play_and_are_recorded(shared_data) -> None:
+    task = get_task("balrog/minihack/boxoban-hard")
+    path = str(shared_data / "boxoban" / "hard")
+    game = task.make_game(task.params({"levels": path}), 0)
+    obs, info = game.reset(seed=11)
+    inst = game.instance()
+    assert inst["level_source"] == "official" and inst["level_id"].startswith("000.txt;")
+    level = read_levels(path)[int(inst["level_id"].split(";")[1])]
+    assert inst["level"] == level.rows()
+    assert "boulder" in obs and "fountain" in obs
+    rng = np.random.default_rng(0)
+    done, steps = False, 0
+    while not done:
+        obs, reward, term, trunc, info = game.step(game.reference_action("random", rng))
+        done, steps = term or trunc, steps + 1
+    assert steps <= 100 and info["score"] in (0.0, 1.0)
+    game.close()
+
+
+def test_generated_levels_are_the_default_source_and_recorded() -> None:
+    task = get_task("balrog/minihack/boxoban-medium")
+    game = task.make_game(task.params({}), 0)
+    game.reset(seed=5)
+    inst = game.instance()
+    assert inst["level_source"] == "generated" and inst["preset"] == "medium" and inst["level_id"].startswith("medium-")
+    game.close()
