@@ -26,7 +26,7 @@ def test_generated_levels_are_valid_solvable_and_deterministic(preset: str, seed
 
 
 def test_solver_proves_unsolvable_levels() -> None:
-    rows = ["##########"] + ["#$.     @#"] + ["#" + " " * 8 + "#"] * 7 + ["##########"]
+    rows = ["##########"] + ["# $.    @#"] + ["#" + " " * 8 + "#"] * 7 + ["##########"]
     boxed_in = parse_level(["#####", "#$ .#", "#@  #", "#####"])
     assert solve(boxed_in) is None  # box in a corner is dead
     assert solve(parse_level(rows)) is not None

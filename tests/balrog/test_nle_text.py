@@ -168,3 +168,23 @@ def test_same_seed_same_game_across_processes() -> None:
         for _ in range(2)
     ]
     assert len(outs[0]) == 64 and outs[0] == outs[1]
+
+
+_NO_ENGINE = """
+import sys
+sys.modules["minihack"] = None  # as if the nethack extra were not installed
+import playbench.suites.balrog.nle.tasks
+from playbench.core.errors import PlaybenchError
+from playbench.core.registry import get_task
+task = get_task("balrog/minihack/mazewalk-9x9")
+game = task.make_game(task.params({}), 0)
+try:
+    game.reset(seed=0)
+except PlaybenchError as exc:
+    print("ERR", exc)
+"""
+
+
+def test_missing_engine_is_one_clear_error() -> None:
+    out = subprocess.run([sys.executable, "-c", _NO_ENGINE], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("ERR the NetHack/MiniHack engine is not installed") and "minihack==0.1.6" in out

@@ -6,6 +6,7 @@ from typing import Any
 import httpx
 
 from playbench.models.errors import ContextOverflowError, FatalModelError, RetryableError
+from playbench.models.http import ProtocolError
 from playbench.models.redact import redact
 from playbench.models.retry import retry_after_seconds
 from playbench.models.types import GenerateConfig, Message, ModelOutput
@@ -25,19 +26,22 @@ class Provider:
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
 
-    async def generate(self, client: httpx.AsyncClient | None, messages: list[Message],
+    async def generate(self, client: Any, messages: list[Message],
                        config: GenerateConfig) -> ModelOutput:
         """One attempt. Raises RetryableError, ContextOverflowError or FatalModelError."""
         raise NotImplementedError
 
 
-async def post_json(client: httpx.AsyncClient, url: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
-    """POST ``body`` and return the decoded JSON answer, classifying every failure."""
+async def post_json(client: Any, url: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
+    """POST ``body`` and return the decoded JSON answer, classifying every failure.
+
+    ``client`` is an ``httpx.AsyncClient`` or a :class:`playbench.models.http.FastClient`.
+    """
     try:
         response = await client.post(url, headers=headers, json=body)
-    except httpx.TimeoutException as exc:
+    except (httpx.TimeoutException, TimeoutError) as exc:
         raise RetryableError("timeout", type(exc).__name__) from None
-    except (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError) as exc:
+    except (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError, OSError, ProtocolError) as exc:
         raise RetryableError("connection", redact(f"{type(exc).__name__}: {exc}")) from None
     status = response.status_code
     if status == 429 or status == 408 or status == 409 or status >= 500:

@@ -2,8 +2,6 @@
 
 from typing import Any
 
-import httpx
-
 from playbench.models.providers.base import Provider, malformed, post_json
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
@@ -45,7 +43,7 @@ class GoogleProvider(Provider):
             body["generationConfig"] = gen
         return body
 
-    async def generate(self, client: httpx.AsyncClient | None, messages: list[Message],
+    async def generate(self, client: Any, messages: list[Message],
                        config: GenerateConfig) -> ModelOutput:
         """One attempt. A blocked or empty candidate is a well-formed empty answer (not retried)."""
         assert client is not None

@@ -4,8 +4,7 @@ import asyncio
 import json
 import re
 from pathlib import Path
-
-import httpx
+from typing import Any
 
 from playbench.core.errors import PlaybenchError
 from playbench.models.mockbrain import answer, approx_tokens
@@ -56,7 +55,7 @@ class MockProvider(Provider):
                 return item["answer"]
         return None
 
-    async def generate(self, client: httpx.AsyncClient | None, messages: list[Message],
+    async def generate(self, client: Any, messages: list[Message],
                        config: GenerateConfig) -> ModelOutput:
         """A deterministic answer (never fails)."""
         if config.latency:

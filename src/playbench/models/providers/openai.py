@@ -2,8 +2,6 @@
 
 from typing import Any
 
-import httpx
-
 from playbench.models.providers.base import Provider, malformed, post_json
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
@@ -33,7 +31,7 @@ class OpenAIProvider(Provider):
         body.update(config.wire())
         return body
 
-    async def generate(self, client: httpx.AsyncClient | None, messages: list[Message],
+    async def generate(self, client: Any, messages: list[Message],
                        config: GenerateConfig) -> ModelOutput:
         """One attempt."""
         assert client is not None

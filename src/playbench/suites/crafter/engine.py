@@ -15,12 +15,15 @@ The world seed is crafter's own: ``hash((seed, episode)) % (2**31 - 1)`` with ep
 episode seed (the hash of a tuple of ints is the same in every process).
 """
 
+import contextlib
+import io
 from typing import Any
 
-import crafter
 import numpy as np
-from crafter import constants, objects
 
+with contextlib.redirect_stderr(io.StringIO()):  # crafter imports legacy gym, which prints a banner
+    import crafter
+from crafter import constants, objects
 from playbench.suites.crafter import fastgen
 
 #: Crafter's internal action names in index order.
@@ -213,9 +216,9 @@ class _CachedSemantic:
         return self._map
 
 
-def world_fingerprint(engine: CrafterEngine) -> tuple[bytes, tuple[tuple[str, int, int, int], ...], tuple[Any, ...]]:
+def world_fingerprint(engine: crafter.Env) -> tuple[bytes, tuple[tuple[str, int, int, int], ...], tuple[Any, ...]]:
     """Everything that identifies a world state: materials, objects (with health) and the RNG state."""
-    world = engine.world
+    world = engine._world
     objs = tuple((type(o).__name__, int(o.pos[0]), int(o.pos[1]), int(o.health)) for o in world.objects)
     state = world.random.get_state()
     return world._mat_map.tobytes(), objs, (int(state[2]), state[1].tobytes())

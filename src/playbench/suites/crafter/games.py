@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from playbench.core.game import Game
+from playbench.suites.balrog.game import BalrogGame, Frame
+from playbench.suites.balrog.protocol import DEFAULT_ACTIONS, STEP_LIMITS
 from playbench.suites.crafter import describe
 from playbench.suites.crafter.engine import ACHIEVEMENTS, ACTION_NAMES, CrafterEngine
 from playbench.suites.crafter.oracle import OraclePolicy
@@ -135,27 +136,23 @@ class SmartPlayCrafter(_CrafterMixin, SmartPlayGame):
 
 # -- BALROG ---------------------------------------------------------------------------------
 
-class BalrogCrafter(_CrafterMixin, Game):
-    r"""BALROG's Crafter: progression = achievements unlocked / 22, 2,000 steps, default action ``Noop``.
+class BalrogCrafter(_CrafterMixin, BalrogGame):
+    """BALROG's Crafter on BALROG's episode protocol (:class:`~playbench.suites.balrog.game.BalrogGame`).
 
-    The observation is BALROG's current-observation text ``{short-term}\n{long-term}``; ``info`` also
-    carries the two parts as ``long_term_context`` (the map text, kept in BALROG's history) and
-    ``short_term_context`` (vitals and inventory, shown for the current step only).
+    The observation is the long-term context (status line and map text); ``info["short_term_context"]``
+    holds vitals and inventory. Progression = achievements unlocked / 22; 2,000 steps; default ``Noop``.
     """
 
+    env_name = "crafter"
     reference_policies = ("random", "oracle")
 
     def __init__(self, params: BalrogCrafterParams) -> None:
-        super().__init__()
+        super().__init__(images=params.images, feedback=params.feedback, max_steps=params.max_steps)
         self.params = params
-        self.max_steps = params.max_steps
         self.engine = CrafterEngine(size=(256, 256), render_images=params.images, seed=0)
         self.manual = balrog_instruction_prompt()
         self.episode_seed = 0
         self._oracle = None
-        self._t = 0
-        self._done = False
-        self._return = 0.0
 
     def legal_actions(self) -> list[str]:
         """The 17 action strings (exact, case-sensitive)."""
@@ -163,64 +160,44 @@ class BalrogCrafter(_CrafterMixin, Game):
 
     @property
     def default_action(self) -> str:
-        """BALROG's fallback action."""
-        return "Noop"
+        """BALROG's fallback action for Crafter."""
+        return str(DEFAULT_ACTIONS["crafter"])
 
-    def _observe(self) -> tuple[str, dict[str, Any]]:
+    def _observe(self) -> Frame:
         win = describe.window(self.engine)
-        long_term, short_term = describe.balrog_long_term(win), describe.balrog_short_term(win)
-        obs = f"{short_term}\n{long_term}"
-        unlocked = self.engine.unlocked()
-        info: dict[str, Any] = {
-            "obs": obs,
-            "manual": self.manual,
-            "history": "",
-            "long_term_context": long_term,
-            "short_term_context": short_term,
-            "score": self.progress,
-            "completed": int(len(unlocked) == len(ACHIEVEMENTS)),
-            "progress": self.progress,
-            "metrics": {
-                "progression": self.progress,
-                "achievements_unlocked": len(unlocked),
-                "achievements": unlocked,
-                "achievement_counts": {a: int(self.engine.player.achievements.get(a, 0)) for a in ACHIEVEMENTS},
-                "return": round(self._return, 6),
-            },
-        }
-        if self.params.images:
-            info["image"] = self.engine.last_image
-        self._last_obs = obs
-        return obs, info
+        image = self.engine.last_image if self.images else None
+        return Frame(describe.balrog_long_term(win), describe.balrog_short_term(win), image)
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict[str, Any]]:
-        """Build the world of ``crafter.Env(seed=seed)``, take the hidden noop tick, zero the score."""
-        super().reset(seed=seed)
-        self._new_episode(_fresh_seed(seed))
-        self._t, self._done, self._return = 0, False, 0.0
-        return self._observe()
+    def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
+        self._new_episode(_fresh_seed(seed))  # crafter.Env(seed=episode seed): B1b fixed
+        return self._observe(), balrog_instruction_prompt(), STEP_LIMITS["crafter"]
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Play one of the 17 actions."""
-        if self._done:
-            raise RuntimeError("step() called after the episode ended; call reset()")
+    def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         _, reward, done, _ = self.engine.step(ACTIONS.index(action))
-        self._t += 1
-        self._return += float(reward)
-        terminated = self.engine.player.health <= 0
-        truncated = not terminated and (bool(done) or self._t >= self.max_steps)
-        self._done = terminated or truncated
-        obs, info = self._observe()
-        return obs, float(reward), terminated, truncated, info
+        dead = self.engine.player.health <= 0
+        return self._observe(), float(reward), dead, bool(done) and not dead
 
-    @property
-    def progress(self) -> float:
-        """BALROG's progression: achievements unlocked out of 22."""
-        return len(self.engine.unlocked()) / len(ACHIEVEMENTS) if self.engine.player is not None else 0.0
+    def _unlocked(self) -> list[str]:
+        return self.engine.unlocked() if self.engine.player is not None else []
+
+    def progression(self) -> float:
+        """Achievements unlocked out of 22."""
+        return len(self._unlocked()) / len(ACHIEVEMENTS)
+
+    def won(self) -> bool:
+        """All 22 achievements unlocked."""
+        return len(self._unlocked()) == len(ACHIEVEMENTS)
+
+    def stats(self) -> dict[str, Any]:
+        """BALROG's ``get_stats()`` for Crafter: the count and the per-achievement counts."""
+        counts = {a: int(self.engine.player.achievements.get(a, 0)) for a in ACHIEVEMENTS} if self.engine.player else {}
+        unlocked = self._unlocked()
+        return {"score": len(unlocked), "achievements_unlocked": len(unlocked), "achievements": unlocked,
+                "achievement_counts": counts}
 
     def instance(self) -> dict[str, Any]:
         """Episode and world seeds."""
-        return self._instance(max_steps=self.max_steps, images=self.params.images)
+        return self._instance(max_steps=self.max_steps, images=self.images)
 
     def reference_action(self, policy: str, rng: np.random.Generator) -> str:
         """``random`` over the 17 actions, or the scripted ``oracle``."""

@@ -11,8 +11,8 @@ gives an upper reference.
 from collections import deque
 
 import numpy as np
-from crafter import constants
 
+from crafter import constants
 from playbench.suites.crafter.engine import CrafterEngine
 
 NOOP, DO, SLEEP = 0, 5, 6
@@ -68,6 +68,11 @@ class OraclePolicy:
     def _near(self, name: str) -> bool:
         materials, _ = self.world.nearby(self.player.pos, 1)
         return name in materials
+
+    def _close(self, grid: np.ndarray, reach: int = 6) -> bool:
+        """Whether some cell of ``grid`` lies within ``reach`` (Manhattan) of the player."""
+        xs, ys = np.nonzero(grid)
+        return bool(len(xs)) and int((np.abs(xs - self.pos[0]) + np.abs(ys - self.pos[1])).min()) <= reach
 
     def _has(self, uses: dict[str, int]) -> bool:
         return all(self.inv[k] >= v for k, v in uses.items())
@@ -150,7 +155,8 @@ class OraclePolicy:
         self._tired += 1
         size, grassy = self._pocket()
         if (size <= POCKET and not grassy) or self._tired > 40:
-            return SLEEP
+            # sealed in (or tired of trying): sleep, or wait for the morning when fully rested
+            return SLEEP if self.inv["energy"] < constants.items["energy"]["max"] else NOOP
         front_free = self._inside(self.front) and self.free[self.front]
         if front_free and self.inv["stone"] > 0:
             size, grassy = self._pocket(blocked=self.front)
@@ -174,19 +180,24 @@ class OraclePolicy:
         """The next crafter action index."""
         self._setup(engine)
         if self.player.sleeping:
-            self._shelter, self._tired = [], 0
+            self._shelter = []
             return NOOP
         for (dx, dy), move in MOVES.items():  # fight what is next to us
             cell = (self.pos[0] + dx, self.pos[1] + dy)
             if cell in self.kinds.get("zombie", []) or cell in self.kinds.get("skeleton", []):
                 self._shelter = []
                 return DO if cell == self.front else move
-        if self.inv["energy"] < 3 or self._shelter:
+        night = self.world.daylight < 0.3 and self.inv["wood_pickaxe"] > 0
+        fed = self.inv["food"] >= 3 and self.inv["drink"] >= 3
+        if not night and self.inv["energy"] >= 3:
+            self._tired = 0
+        if self.inv["energy"] < 3 or self._shelter or (night and fed and self._tired <= 40):
             return self._sleep(rng)
-        if self.inv["drink"] < 4 or "collect_drink" not in self.unlocked:
-            return self._seek(self._is("water"), rng)
-        if self.inv["food"] < 4 or "eat_cow" not in self.unlocked:
-            return self._seek(self._objects("cow"), rng)
+        water, cows = self._is("water"), self._objects("cow")
+        if self.inv["drink"] < 4 or "collect_drink" not in self.unlocked or (self.inv["drink"] < 7 and self._close(water)):
+            return self._seek(water, rng)
+        if self.inv["food"] < 4 or "eat_cow" not in self.unlocked or (self.inv["food"] < 7 and self._close(cows)):
+            return self._seek(cows, rng)
         ripe = [p for p in self.plants if getattr(self.world[p][1], "ripe", False)]
         if ripe and "eat_plant" not in self.unlocked:
             grid = np.zeros(self.mat.shape, bool)

@@ -1,12 +1,7 @@
 """Task parameters of the two Crafter tasks (kept free of engine imports so registration stays light)."""
 
-from typing import Literal
-
-from playbench.core.params import Params
+from playbench.suites.balrog.params import BalrogParams
 from playbench.suites.smartplay.base import SmartPlayParams
-
-#: Episodes per task under BALROG's two presets (balrog.md §1: both 10 for Crafter).
-BALROG_EPISODES = {"config": 10, "paper": 10}
 
 
 class SmartPlayCrafterParams(SmartPlayParams):
@@ -19,17 +14,12 @@ class SmartPlayCrafterParams(SmartPlayParams):
     images: bool = False
 
 
-class BalrogCrafterParams(Params):
-    """``balrog/crafter/default`` (balrog.md §6.2, §12).
+class BalrogCrafterParams(BalrogParams):
+    """``balrog/crafter/default`` (balrog.md §6.2, §12): BALROG's common parameters.
 
-    ``images`` turns on VLM mode (256x256 RGB in ``info["image"]``); ``preset`` picks the episode
-    count (``config`` or ``paper``, both 10 for Crafter) unless ``episodes`` is given; ``max_steps``
-    is BALROG's per-episode cap (2000); ``compat`` changes nothing observable for Crafter (the world
-    seed fix B1b is always on: there is nothing reproducible to be compatible with).
+    ``images`` turns on VLM mode (256x256 RGB in ``info["image"]``); ``preset`` picks the episode count
+    (``config`` or ``paper``: both 10 for Crafter); ``max_steps`` overrides BALROG's cap of 2000;
+    ``feedback`` adds BALROG's "Defaulted to action" note after an invalid output. ``compat`` changes
+    nothing observable for Crafter: the world-seed fix (B1b) is always on, since the original's worlds
+    cannot be reproduced anyway, and B20 (reset tick, out-of-map text) is kept in both modes.
     """
-
-    compat: bool = False
-    images: bool = False
-    preset: Literal["config", "paper"] = "config"
-    episodes: int | None = None
-    max_steps: int = 2000

@@ -11,7 +11,8 @@ from playbench.core.errors import PlaybenchError
 from playbench.core.game import Game
 from playbench.core.registry import register_task
 from playbench.core.task import Task
-from playbench.suites.crafter.params import BALROG_EPISODES, BalrogCrafterParams, SmartPlayCrafterParams
+from playbench.suites.balrog.protocol import episodes_for
+from playbench.suites.crafter.params import BalrogCrafterParams, SmartPlayCrafterParams
 
 
 def _games() -> Any:
@@ -44,6 +45,7 @@ register_task(Task(
     aliases=("Crafter-v0", "Crafter"),
     metrics=("score", "completion", "achievements_unlocked", "return"),
     reference_agents=("random", "oracle"),
+    tags=("smartplay", "crafter"),
 ))
 
 register_task(Task(
@@ -53,8 +55,9 @@ register_task(Task(
         "progression = achievements unlocked / 22; images=true for VLM mode (256x256)"
     ),
     make_game=_balrog,
-    default_episodes=lambda params: params.episodes or BALROG_EPISODES[params.preset],
+    default_episodes=lambda params: episodes_for("crafter", params.preset),
     params_model=BalrogCrafterParams,
     metrics=("score", "progression", "achievements_unlocked"),
     reference_agents=("random", "oracle"),
+    tags=("balrog", "crafter"),
 ))

@@ -95,12 +95,13 @@ class _Search:
         cols = grid.cols
         self.start = grid.start[0] * cols + grid.start[1]
         ds = dist.dist[self.start]
-        reach = budget - 2 if scoring == "compat" else (budget - 2) // 2
+        reach = budget if scoring == "compat" else (budget - 2) // 2  # compat: a unit can be ended on
         self.cells = [r * cols + c for r, c in grid.energy_cells() if ds[r * cols + c] <= reach]
         self.bit = {cell: 1 << i for i, cell in enumerate(self.cells)}
         # energy cells sorted by distance from every cell that can be a position
         self.order: dict[int, list[tuple[int, int, int]]] = {}
         self.nodes = 0
+        self._table_cache: dict[tuple[int, int | None], tuple[list[int], list[int]]] = {}
         self.best = 0.0  # the empty plan
         self.best_events: list[tuple[str, int]] = []
         self.best_used = 0
@@ -115,25 +116,43 @@ class _Search:
 
     # -- the bound ---------------------------------------------------------------------------------------
 
+    def _tables(self, pos: int, T: int | None) -> tuple[list[int], list[int]]:
+        """For cell ``pos``: by R, the energy cells (bits) that can be taken and still brought to T within R
+        actions; and by distance d, the energy cells exactly d moves away (rings)."""
+        key = (pos, T)
+        got = self._table_cache.get(key)
+        if got is None:
+            budget = self.budget
+            reach = [0] * (budget + 1)
+            rings = [0] * (budget + 1)
+            dT = self.D.dist[T] if T is not None else None
+            for d, e, b in self._sorted_from(pos):
+                if e == T or d > budget:
+                    continue
+                need = d + dT[e] + 2 if dT is not None else d
+                if need <= budget:
+                    reach[need] |= b
+                    rings[d] |= b
+            for r in range(1, budget + 1):
+                reach[r] |= reach[r - 1]
+            got = (reach, rings)
+            self._table_cache[key] = got
+        return got
+
     def _bound(self, pos: int, mask: int, k: int, carried: int, T: int | None, bonus: int, used: int) -> float:
         R = self.budget - used
-        dist = self.D.dist
-        dT = dist[T] if T is not None else None
-        U = 0
+        reach, rings = self._tables(pos, T)
+        avail = reach[R] & ~mask
+        U = avail.bit_count()
         d1 = 0
-        for d, e, b in self._sorted_from(pos):
-            if d + 2 > R:
-                break
-            if mask & b or e == T:
-                continue
-            if dT is not None and d + dT[e] + 2 > R:
-                continue
-            if not U:
-                d1 = d
-            U += 1
+        if U:
+            for d in range(R + 1):
+                if rings[d] & avail:
+                    d1 = d
+                    break
         delivered = k - carried
         at_T = T is None or pos == T
-        d_home = dist[pos][T] if T is not None else 0
+        d_home = self.D.dist[pos][T] if T is not None else 0
         parity = self.bipartite and T is not None
         c = self.cost
         best = bonus + delivered - c * used
@@ -146,7 +165,7 @@ class _Search:
             # one arrival per new cell and per DROP (none for a first DROP where we stand); also the
             # nearest new cell is d1 moves away and T must be reached after the last TAKE
             moves = j + drops - (1 if at_T else 0)
-            if j and moves < d1 + j:  # reach the first new cell, one move per further one, then reach T
+            if j and moves < d1 + j:
                 moves = d1 + j
             if moves < d_home:
                 moves = d_home
@@ -239,15 +258,15 @@ class _Search:
         # bound: j more units (the first d1 moves away, the others at least one move each), a final DROP,
         # and possibly one more untaken unit under the final cell (reached by a move, not taken)
         best = 0.0
-        U = 0
+        reach, rings = self._tables(pos, None)
+        avail = reach[R] & ~mask
+        U = avail.bit_count()
         d1 = 0
-        for d, _e, b in self._sorted_from(pos):
-            if d > R:
-                break
-            if not mask & b:
-                if not U:
+        if U:
+            for d in range(R + 1):
+                if rings[d] & avail:
                     d1 = d
-                U += 1
+                    break
         for j in range(0, U + 1):
             moves = j - 1 + d1 if j else 0
             acts = moves + j + (1 if k + j else 0)

@@ -1,7 +1,14 @@
-"""DF and RF skeletons from a game's edges: simple paths on the multigraph, ids and labels (spec §2.4–2.5, §4.5–4.6)."""
+"""DF and RF skeletons from a game's edges: simple paths on the multigraph, ids and labels (spec §2.4–2.5, §4.5–4.6).
+
+Speed (spec §4.5 and the issue's ≥10× over ``networkx.all_simple_paths``): one iterative depth-first search per
+source over integer node ids. Every prefix of the search is itself a simple path from the source, i.e. a DF
+skeleton, so each search level carries the *expansions* of its node sequence over parallel edges (Cartesian
+product order, first hop slowest) together with their running id text, step JSON text and label maxima; a
+record then costs one string concatenation per hop plus one SHA-256. Per-edge strings are built once.
+"""
 
 import hashlib
-import itertools
+import json
 from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii as _quote  # what json.dumps uses for str (ASCII escapes)
 
@@ -15,6 +22,7 @@ _LABEL_FIELD = {
     "min_step_forward_answerable": "seen_in_forward_answerable",
     "min_step_total_answerable": "edge_min_step_answerable",
 }
+_BELOW = -(10**18)  # identity for the running maxima of an empty path (labels are step numbers ≥ 0)
 
 
 def step_fragment(step: dict) -> str:
@@ -27,16 +35,16 @@ def step_fragment(step: dict) -> str:
 
 def df_id(steps: list[dict]) -> str:
     """The DF id: SHA-256 of the sorted-key JSON of the steps reduced to prev_node, node and action."""
-    return _df_id_from_fragments([step_fragment(s) for s in steps])
+    return _sha("[" + ", ".join(step_fragment(s) for s in steps) + "]")
 
 
-def _df_id_from_fragments(fragments: list[str]) -> str:
-    return hashlib.sha256(("[" + ", ".join(fragments) + "]").encode()).hexdigest()
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def rf_id(src: str, dst: str) -> str:
     """The RF id: SHA-256 of the sorted-key JSON of ``{src_node, dst_node}``."""
-    return hashlib.sha256(f'{{"dst_node": {_quote(dst)}, "src_node": {_quote(src)}}}'.encode()).hexdigest()
+    return _sha(f'{{"dst_node": {_quote(dst)}, "src_node": {_quote(src)}}}')
 
 
 def _step(edge: dict) -> dict:
@@ -46,88 +54,213 @@ def _step(edge: dict) -> dict:
     return step
 
 
+# An expansion of a node sequence over parallel edges: (payload, id text so far, the four label maxima). The
+# payload is the tuple of step dicts (records) or the path_details JSON text so far (file text).
+_Expansion = tuple[object, str, int, int, int, int]
+# Per target: (hops, expansions) of each simple node sequence, sorted stably by length.
+_Groups = list[tuple[int, list[_Expansion]]]
+# Adjacency of one node: (successor, expansions of the one-hop path, additions to extend a longer path) per
+# distinct successor in DFS order; one entry per parallel edge, in file order.
+_Adjacency = tuple[tuple[int, tuple[_Expansion, ...], tuple[_Expansion, ...]], ...]
+
+
 class SkeletonBuilder:
     """Enumerates the skeletons of one maze given its ``edges.json`` records (file order)."""
 
     def __init__(self, edges: list[dict]) -> None:
         self.edges = edges
         self.nodes = node_order(insertion_order(edges))
-        self.succ: dict[str, list[str]] = {n: [] for n in self.nodes}
-        self.parallel: dict[tuple[str, str], list[dict]] = {}
+        index = {n: i for i, n in enumerate(self.nodes)}
+        parallel: list[dict[int, list[dict]]] = [{} for _ in self.nodes]  # successors in first-edge order
         for e in edges:
-            s, d = e["src_node"], e["dst_node"]
-            if s == d:
-                continue  # a self-loop never appears in a simple path
-            if (s, d) not in self.parallel:
-                self.parallel[(s, d)] = []
-                self.succ[s].append(d)
-            step = _step(e)
-            labels = tuple(step[_LABEL_FIELD[k]] for k in LABELS)
-            self.parallel[(s, d)].append((step, step_fragment(step), labels))
+            s, d = index[e["src_node"]], index[e["dst_node"]]
+            if s != d:  # a self-loop never appears in a simple path
+                parallel[s].setdefault(d, []).append(_step(e))
+        self._parallel = parallel
+        self._adjacency: dict[bool, list[_Adjacency]] = {}
+        # the text fast path writes labels with str(); anything but plain ints goes through json.dumps
+        self._plain = all(type(e[f]) is int for e in edges for f in STEP_FIELDS)
+        self._quoted = [_quote(n) for n in self.nodes]
 
-    def node_paths(self, src: str) -> dict[str, list[tuple[str, ...]]]:
-        """Every simple node sequence from ``src``, grouped by target, in depth-first discovery order."""
-        found: dict[str, list[tuple[str, ...]]] = {}
-        path = [src]
-        on_path = {src}
-        succ = self.succ
-        # iterative DFS: a stack of successor iterators keeps discovery order identical to recursion
-        stack = [iter(succ[src])]
-        while stack:
-            nxt = next(stack[-1], None)
-            if nxt is None:
-                stack.pop()
-                on_path.discard(path.pop())
-                continue
-            if nxt in on_path:
-                continue
-            path.append(nxt)
-            on_path.add(nxt)
-            found.setdefault(nxt, []).append(tuple(path))
-            stack.append(iter(succ[nxt]))
-        path.clear()
+    def _adjacency_of(self, text: bool) -> list[_Adjacency]:
+        """Per node, its successors with the one-hop expansions and the extensions of longer paths (cached)."""
+        if text not in self._adjacency:
+            table = []
+            for out in self._parallel:
+                row = []
+                for d, steps in out.items():
+                    first, add = [], []
+                    for step in steps:
+                        frag = step_fragment(step)  # per-edge strings are built once
+                        labels = tuple(step[_LABEL_FIELD[k]] for k in LABELS)
+                        if text:
+                            payload = json.dumps(step)
+                            first.append((payload, "[" + frag, *labels))
+                            add.append((", " + payload, ", " + frag, *labels))
+                        else:
+                            first.append(((step,), "[" + frag, *labels))
+                            add.append(((step,), ", " + frag, *labels))
+                    row.append((d, tuple(first), tuple(add)))
+                table.append(tuple(row))
+            self._adjacency[text] = table
+        return self._adjacency[text]
+
+    def _expansions(self, src: int, text: bool) -> dict[int, _Groups]:
+        """Per target: (hops, expansions) of each simple node sequence from ``src``, in depth-first order."""
+        found: dict[int, _Groups] = {}
+        adjacency = self._adjacency_of(text)
+        on_path = bytearray(len(self.nodes))
+        on_path[src] = 1
+        # iterative DFS: a stack of (node, successor iterator, expansions) keeps recursion's discovery order
+        for first_node, first, _ in adjacency[src]:
+            grown = list(first)
+            if first_node in found:
+                found[first_node].append((1, grown))
+            else:
+                found[first_node] = [(1, grown)]
+            on_path[first_node] = 1
+            stack = [(first_node, iter(adjacency[first_node]), grown)]
+            while stack:
+                here, it, parts = stack[-1]
+                for nxt, _, adds in it:  # noqa: B007 (the found successor is used after the break)
+                    if not on_path[nxt]:
+                        break
+                else:
+                    stack.pop()
+                    on_path[here] = 0
+                    continue
+                if len(adds) == 1:
+                    pa, ia, g0, g1, g2, g3 = adds[0]
+                    if len(parts) == 1:  # the common case: no parallel edge so far
+                        p, i, a, b, c, d = parts[0]
+                        grown = [(
+                            p + pa,
+                            i + ia,
+                            a if a >= g0 else g0,
+                            b if b >= g1 else g1,
+                            c if c >= g2 else g2,
+                            d if d >= g3 else g3,
+                        )]
+                    else:
+                        grown = [
+                            (
+                                p + pa,
+                                i + ia,
+                                a if a >= g0 else g0,
+                                b if b >= g1 else g1,
+                                c if c >= g2 else g2,
+                                d if d >= g3 else g3,
+                            )
+                            for p, i, a, b, c, d in parts
+                        ]
+                else:  # parallel edges: product order, earlier hops vary slowest
+                    grown = [
+                        (p + pa, i + ia, max(a, g0), max(b, g1), max(c, g2), max(d, g3))
+                        for p, i, a, b, c, d in parts
+                        for pa, ia, g0, g1, g2, g3 in adds
+                    ]
+                group = (len(stack) + 1, grown)
+                if nxt in found:
+                    found[nxt].append(group)
+                else:
+                    found[nxt] = [group]
+                on_path[nxt] = 1
+                stack.append((nxt, iter(adjacency[nxt]), grown))
+        for groups in found.values():
+            groups.sort(key=_hops_of)  # stable: equal lengths keep discovery order
         return found
 
-    def pairs(self) -> Iterator[tuple[str, str, list[dict]]]:
-        """(S, D, DF records) for every ordered pair of distinct nodes, in node order."""
-        for src in self.nodes:
-            paths = self.node_paths(src)
-            for dst in self.nodes:
-                if dst == src:
-                    continue
-                yield src, dst, self._df_records(src, dst, paths.get(dst, []))
-
-    def _df_records(self, src: str, dst: str, node_seqs: list[tuple[str, ...]]) -> list[dict]:
-        if not node_seqs:
-            return []
-        node_seqs = sorted(node_seqs, key=len)  # stable: equal lengths keep discovery order
-        shortest = len(node_seqs[0]) - 1
-        out = []
-        for seq in node_seqs:
-            hops = [self.parallel[(a, b)] for a, b in itertools.pairwise(seq)]
-            for combo in itertools.product(*hops):
-                steps = [c[0] for c in combo]
-                record = {
-                    "src_node": src,
-                    "dst_node": dst,
-                    "diff_shortest": len(steps) - shortest,
-                    "path_details": steps,
-                    "step_count": len(steps),
-                    "id": _df_id_from_fragments([c[1] for c in combo]),
-                }
-                for label, value in zip(LABELS, map(max, zip(*(c[2] for c in combo), strict=True)), strict=True):
-                    record[label] = value
-                out.append(record)
-        return out
+    def _pairs(self, text: bool) -> Iterator[tuple[int, int, _Groups]]:
+        """(source index, target index, groups) for every ordered pair of distinct nodes, in node order."""
+        n = len(self.nodes)
+        for s in range(n):
+            found = self._expansions(s, text)
+            for d in range(n):
+                if d != s:
+                    yield s, d, found.get(d, [])
 
     def build(self) -> tuple[list[dict], list[dict]]:
         """(all2all records, all_pairs records) in file order."""
         all2all: list[dict] = []
         all_pairs: list[dict] = []
-        for src, dst, records in self.pairs():
-            all2all.extend(records)
-            all_pairs.append(rf_record(src, dst, records))
+        nodes, quoted = self.nodes, self._quoted
+        sha = hashlib.sha256
+        l0, l1, l2, l3 = LABELS
+        for s, d, groups in self._pairs(text=False):
+            src, dst = nodes[s], nodes[d]
+            shortest = groups[0][0] if groups else 0
+            m0 = m1 = m2 = m3 = NEVER  # the pair's label minima (9999 when unreachable)
+            count = 0
+            for k, part in groups:
+                count += len(part)
+                for steps, id_text, a, b, c, e in part:
+                    all2all.append({
+                        "src_node": src,
+                        "dst_node": dst,
+                        "diff_shortest": k - shortest,
+                        "path_details": list(steps),
+                        "step_count": k,
+                        "id": sha((id_text + "]").encode()).hexdigest(),
+                        l0: a,
+                        l1: b,
+                        l2: c,
+                        l3: e,
+                    })
+                    if a < m0:
+                        m0 = a
+                    if b < m1:
+                        m1 = b
+                    if c < m2:
+                        m2 = c
+                    if e < m3:
+                        m3 = e
+            rid = sha(f'{{"dst_node": {quoted[d]}, "src_node": {quoted[s]}}}'.encode()).hexdigest()
+            all_pairs.append({
+                "src_node": src, "dst_node": dst, "num_paths": count, "id": rid, l0: m0, l1: m1, l2: m2, l3: m3,
+            })
         return all2all, all_pairs
+
+    def texts(self) -> tuple[str, str]:
+        """The ``all2all.jsonl`` and ``all_pairs.jsonl`` texts, written straight from the cached strings."""
+        if not self._plain:
+            all2all, all_pairs = self.build()
+            return "".join(map(json_line, all2all)), "".join(map(json_line, all_pairs))
+        df_lines: list[str] = []
+        rf_lines: list[str] = []
+        quoted = self._quoted
+        sha = hashlib.sha256
+        l0, l1, l2, l3 = LABELS
+        for s, d, groups in self._pairs(text=True):
+            head = f'{{"src_node": {quoted[s]}, "dst_node": {quoted[d]}, '
+            shortest = groups[0][0] if groups else 0
+            m0 = m1 = m2 = m3 = NEVER
+            count = 0
+            for k, part in groups:
+                count += len(part)
+                mid = f'"diff_shortest": {k - shortest}, "path_details": ['
+                tail = f'], "step_count": {k}, "id": "'
+                for json_text, id_text, a, b, c, e in part:
+                    df_lines.append(
+                        f'{head}{mid}{json_text}{tail}{sha((id_text + "]").encode()).hexdigest()}", '
+                        f'"{l0}": {a}, "{l1}": {b}, "{l2}": {c}, "{l3}": {e}}}\n'
+                    )
+                    if a < m0:
+                        m0 = a
+                    if b < m1:
+                        m1 = b
+                    if c < m2:
+                        m2 = c
+                    if e < m3:
+                        m3 = e
+            rid = sha(f'{{"dst_node": {quoted[d]}, "src_node": {quoted[s]}}}'.encode()).hexdigest()
+            rf_lines.append(
+                f'{head}"num_paths": {count}, "id": "{rid}", "{l0}": {m0}, "{l1}": {m1}, "{l2}": {m2}, "{l3}": {m3}}}\n'
+            )
+        return "".join(df_lines), "".join(rf_lines)
+
+
+def _hops_of(group: tuple[int, list[_Expansion]]) -> int:
+    return group[0]
 
 
 def rf_record(src: str, dst: str, df_records: list[dict]) -> dict:
@@ -145,5 +278,4 @@ def build_skeletons(edges: list[dict]) -> tuple[list[dict], list[dict]]:
 
 def skeleton_texts(edges: list[dict]) -> tuple[str, str]:
     """The ``all2all.jsonl`` and ``all_pairs.jsonl`` file texts of a maze."""
-    all2all, all_pairs = build_skeletons(edges)
-    return "".join(json_line(r) for r in all2all), "".join(json_line(r) for r in all_pairs)
+    return SkeletonBuilder(edges).texts()

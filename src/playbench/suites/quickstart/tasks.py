@@ -6,6 +6,8 @@ MEMBERS: list[tuple[str, dict]] = [
     ("smartplay/bandit-highlow", {"episodes": 3}),
     ("smartplay/rps-basic", {"episodes": 3}),
     ("smartplay/hanoi-3", {"episodes": 3}),
+    ("mango/df", {"episodes": 4}),
+    ("mango/rf", {"episodes": 4}),
 ]
 
 register_group("quickstart", "a small offline sample of every suite (the README's default run)", MEMBERS)

@@ -154,7 +154,7 @@ class World:
     def extract_rules(self) -> Rules:
         """Read the rules: for each ``is`` block in row-major order, horizontal then vertical."""
         rules = Rules()
-        w, h = self.width, self.height
+        w = self.width
         for idx, stack in enumerate(self.cells):
             if not stack or stack[-1][0] != ISB:
                 continue

@@ -96,7 +96,6 @@ def _make_rule_cost(
     Completing the rule costs the walk behind the missing block plus the pushes to its slot; the
     player is then near the slot, from where the nearest target is measured.
     """
-    w = world.width
     best = INF
 
     def then(slot: tuple[int, int]) -> int:

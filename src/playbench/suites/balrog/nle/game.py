@@ -164,16 +164,17 @@ class NLEGame(BalrogGame):
 
 
 class NavigationGame(NLEGame):
-    """Corridor and MazeWalk: the oracle walks shortest paths on the known map to the down staircase."""
+    """Corridor and MazeWalk: the oracle walks shortest paths on the surveyed map to the down staircase."""
 
     reference_policies: ClassVar[tuple[str, ...]] = ("random", "oracle")
 
     def _oracle_action(self) -> str:
-        from playbench.suites.balrog.nle.oracle import Navigator
+        from playbench.suites.balrog.nle.oracle import Navigator, survey
 
         if self._oracle is None:
-            self._oracle = Navigator(set(self._actions))
-        return self._oracle.act(self._raw)
+            actions = set(self._actions)
+            self._oracle = Navigator(actions, survey(self.env_id, self.seed_value, actions))
+        return self._oracle.act(self._raw) or self.default_action
 
 
 class BoxobanGame(NLEGame):

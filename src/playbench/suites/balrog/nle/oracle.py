@@ -1,20 +1,24 @@
 """The navigation oracle for Corridor and MazeWalk: shortest paths on the known map to the down staircase.
 
-It reads NetHack's remembered map (glyphs), walks a BFS shortest path to ``>`` when it has been seen,
-otherwise to the nearest unvisited walkable cell next to unexplored stone (frontier exploration). Moves
-that turn out blocked (the player did not move) are remembered and avoided.
+NetHack does not expose the level map, so the oracle first *surveys* it: a shadow copy of the episode's
+engine (same NetHack seed, hence the same level) is explored with a generous step budget until no
+frontier is left (without stepping on the stairs, which would end it). The real episode then walks BFS
+shortest paths on the union of the surveyed map and what the player currently sees. Moves that turn out
+blocked are remembered and avoided; locked doors are avoided while another way exists, else kicked open.
+Without a survey the same navigator explores: nearest unvisited walkable cell next to unexplored stone.
 """
 
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 # NetHack 3.6 cmap indices
-_DOORWAY, _OPEN_DOORS, _CLOSED_DOORS = 12, (13, 14), (15, 16)
+_OPEN_DOORS, _CLOSED_DOORS = (13, 14), (15, 16)
 _STONE, _DNSTAIR = 0, 24
 # doorways, open/closed doors, floor (lit/dark), corridors, stairs, ladders, altar, grave, throne, sink, fountain
-_WALKABLE_CMAP = {12, 13, 14, 15, 16, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31}
+_WALKABLE_CMAP = np.array([12, 13, 14, 15, 16, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31])
 _MOVES = {
     "north": (0, -1),
     "east": (1, 0),
@@ -25,78 +29,116 @@ _MOVES = {
     "southwest": (-1, 1),
     "northwest": (-1, -1),
 }
+Cell = tuple[int, int]
+
+
+@dataclass
+class Survey:
+    """What a shadow exploration learnt: the last seen cmap and walkability of every cell, locked doors."""
+
+    cmap: np.ndarray
+    walk: np.ndarray
+    locked: set[Cell]
+
+
+def _grid(glyphs: np.ndarray, cmap_off: int) -> tuple[np.ndarray, np.ndarray]:
+    """(walkable mask, cmap index; -1 for monsters/objects) for every map cell."""
+    is_cmap = (glyphs >= cmap_off) & (glyphs < cmap_off + 100)
+    cmap = np.where(is_cmap, glyphs - cmap_off, -1)
+    # monsters and objects stand on walkable ground (moving into a monster attacks it)
+    walk = np.isin(cmap, _WALKABLE_CMAP) | ~is_cmap
+    return walk, cmap
 
 
 class Navigator:
-    """Stateful over one episode: call ``act(raw_obs)`` every step."""
+    """Stateful over one episode: call ``act(raw_obs)`` every step.
 
-    def __init__(self, actions: set[str]) -> None:
+    ``survey`` (optional) supplies the map; ``exploring`` makes it a surveyor: it visits every frontier,
+    treats the stairs as a wall, and ``act`` returns None when nothing is left to explore.
+    """
+
+    def __init__(self, actions: set[str], survey: Survey | None = None, exploring: bool = False) -> None:
         from playbench.suites.balrog.nle.engine import modules
 
-        self.nethack = modules()["nethack"]
+        self.cmap_off = int(modules()["nethack"].GLYPH_CMAP_OFF)
         self.moves = {name: d for name, d in _MOVES.items() if name in actions}
         self.can_search = "search" in actions
-        self.visited: set[tuple[int, int]] = set()
-        self.blocked: set[tuple[tuple[int, int], tuple[int, int]]] = set()
-        self.last: tuple[tuple[int, int], tuple[int, int]] | None = None
-        self.last_name = ""
         self.can_kick = "kick" in actions
+        self.survey = survey
+        self.exploring = exploring
+        self.visited: set[Cell] = set()
+        self.blocked: set[tuple[Cell, Cell]] = set()
+        self.locked: set[Cell] = set(survey.locked) if survey else set()
+        self.last: tuple[Cell, Cell] | None = None
+        self.last_name = ""
         self.pending: list[str] = []
-        self.locked: set[tuple[int, int]] = set()
+        self.seen_cmap: np.ndarray | None = None
+        self.seen_walk: np.ndarray | None = None
+        self.searched: set[Cell] = set()
+        self.tries: dict[Cell, int] = {}
+        self.prev_here: Cell | None = None
+        self.recent: list[Cell] = []
 
-    def _grid(self, glyphs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(walkable mask, cmap index or -1) for every map cell."""
-        nh = self.nethack
-        off = nh.GLYPH_CMAP_OFF
-        is_cmap = (glyphs >= off) & (glyphs < off + 100)
-        cmap = np.where(is_cmap, glyphs - off, -1)
-        walk = np.isin(cmap, list(_WALKABLE_CMAP))
-        # monsters and objects stand on walkable ground (moving into a monster attacks it)
-        walk |= ~is_cmap & (glyphs != nh.GLYPH_CMAP_OFF + _STONE)
+    @staticmethod
+    def _dead_end(cell: Cell, walk: np.ndarray, cmap: np.ndarray) -> bool:
+        """A corridor cell with at most one walkable neighbour."""
+        cx, cy = cell
+        if int(cmap[cy, cx]) not in (21, 22):
+            return False
+        y0, x0 = max(cy - 1, 0), max(cx - 1, 0)
+        return int(walk[y0 : cy + 2, x0 : cx + 2].sum()) - 1 <= 1
+
+    def _known(self, glyphs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        walk, cmap = _grid(glyphs, self.cmap_off)
+        if self.survey is not None:
+            unknown = cmap == _STONE
+            cmap = np.where(unknown, self.survey.cmap, cmap)
+            walk = np.where(unknown, self.survey.walk, walk)
+        # remember (for a survey) the last non-stone view of every cell
+        if self.seen_cmap is None:
+            self.seen_cmap, self.seen_walk = cmap.copy(), walk.copy()
+        else:
+            known = cmap != _STONE
+            self.seen_cmap = np.where(known, cmap, self.seen_cmap)
+            self.seen_walk = np.where(known, walk, self.seen_walk)
         return walk, cmap
 
-    def act(self, obs: dict[str, Any]) -> str:
-        """The next move towards the stairs (or the exploration frontier)."""
+    def act(self, obs: dict[str, Any]) -> str | None:
+        """The next action towards the stairs (or the nearest frontier)."""
         glyphs = obs["glyphs"]
-        x, y = int(obs["blstats"][0]), int(obs["blstats"][1])
-        here = (x, y)
+        here = (int(obs["blstats"][0]), int(obs["blstats"][1]))
         if self.pending:
             return self.pending.pop(0)
-        walk, cmap = self._grid(glyphs)
+        walk, cmap = self._known(glyphs)
         if self.last is not None and self.last[0] == here:
             tx, ty = self.last[1]
             if int(cmap[ty, tx]) in _CLOSED_DOORS:
                 self.locked.add((tx, ty))  # avoid it while another way exists; kick it otherwise
+            elif int(cmap[ty, tx]) in _OPEN_DOORS:
+                self.locked.discard((tx, ty))  # the move opened (or the kick broke) the door
             else:
                 self.blocked.add(self.last)  # the previous move did not move us
         self.visited.add(here)
+        self.locked = {c for c in self.locked if int(cmap[c[1], c[0]]) in _CLOSED_DOORS}  # kicked open
         height, width = glyphs.shape
+        stairs_known = not self.exploring and bool((cmap == _DNSTAIR).any())
+        if self.exploring:
+            walk = walk & (cmap != _DNSTAIR)
 
-        def door(cell: tuple[int, int]) -> bool:
+        def is_goal(cell: Cell) -> bool:
+            cx, cy = cell
+            if stairs_known:
+                return int(cmap[cy, cx]) == _DNSTAIR
+            if cell in self.visited:
+                return False
+            y0, y1, x0, x1 = max(cy - 1, 0), min(cy + 2, height), max(cx - 1, 0), min(cx + 2, width)
+            return bool((cmap[y0:y1, x0:x1] == _STONE).any())
+
+        def door(cell: Cell) -> bool:
             return int(cmap[cell[1], cell[0]]) in (*_OPEN_DOORS, *_CLOSED_DOORS)
 
-        def is_goal(cell: tuple[int, int]) -> bool:
-            cx, cy = cell
-            if int(cmap[cy, cx]) == _DNSTAIR:
-                return True
-            return False
-
-        stairs = np.argwhere(cmap == _DNSTAIR)
-        if len(stairs) == 0:  # explore: nearest unvisited walkable cell next to unexplored stone
-
-            def is_goal(cell: tuple[int, int]) -> bool:  # noqa: F811
-                if cell in self.visited:
-                    return False
-                cx, cy = cell
-                for dx in (-1, 0, 1):
-                    for dy in (-1, 0, 1):
-                        nx, ny = cx + dx, cy + dy
-                        if 0 <= nx < width and 0 <= ny < height and int(cmap[ny, nx]) == _STONE:
-                            return True
-                return False
-
-        def search(allow_locked: bool) -> tuple[dict, tuple[int, int] | None]:
-            parent: dict[tuple[int, int], tuple[tuple[int, int], str] | None] = {here: None}
+        def search(allow_locked: bool) -> tuple[dict[Cell, tuple[Cell, str] | None], Cell | None]:
+            parent: dict[Cell, tuple[Cell, str] | None] = {here: None}
             todo = deque([here])
             while todo:
                 cell = todo.popleft()
@@ -119,9 +161,30 @@ class Navigator:
         parent, found = search(False)
         if found is None and self.locked:
             parent, found = search(True)
+        if found is None and self.exploring and self.can_search:
+            # nothing left to explore: look for hidden passages at corridor dead ends
+            def is_goal(cell: Cell) -> bool:  # noqa: F811
+                return cell not in self.searched and self._dead_end(cell, walk, cmap)
+
+            if is_goal(here):
+                self.searched.add(here)
+                self.last = None
+                self.pending = ["search"] * 9
+                return "search"
+            parent, found = search(True)
         if found is None:
             self.last = None
+            if self.exploring:
+                return None
             return "search" if self.can_search else next(iter(self.moves))
+        if not stairs_known:
+            # give up on a frontier target we keep failing to approach (monsters in the way, traps)
+            stuck = self.prev_here == here or here in self.recent
+            self.tries[found] = self.tries.get(found, 0) + (1 if stuck else 0)
+            if self.tries[found] > 6:
+                self.visited.add(found)
+        self.prev_here = here
+        self.recent = (self.recent + [here])[-4:]
         step = found
         while parent[step] is not None and parent[step][0] != here:
             step = parent[step][0]
@@ -132,3 +195,27 @@ class Navigator:
             self.pending = [name]  # kick, then the direction
             return "kick"
         return name
+
+
+def survey(env_id: str, nethack_seed: int, actions: set[str], budget: int = 800) -> Survey | None:
+    """Explore a shadow copy of the episode's level (same NetHack seed) and return its map."""
+    from playbench.suites.balrog.nle.engine import Engine
+
+    engine = Engine(env_id, max_episode_steps=budget)
+    try:
+        engine.seed(nethack_seed)
+        obs = engine.reset()
+        nav = Navigator(actions, exploring=True)
+        for _ in range(budget):
+            action = nav.act(obs)
+            if action is None:
+                break
+            obs, _, done, _ = engine.step(action)
+            if done:
+                break
+        nav._known(obs["glyphs"])
+        if nav.seen_cmap is None or nav.seen_walk is None:
+            return None
+        return Survey(nav.seen_cmap, nav.seen_walk, set(nav.locked))
+    finally:
+        engine.close()

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+from scipy import ndimage
 
 from playbench.suites.smartplay.voxel.physics import Player
 from playbench.suites.smartplay.voxel.world import World
@@ -25,6 +26,7 @@ class Explorer:
         self.detour = 0
         self.detour_action = 0
         self.failed: set[tuple[float, float]] = set()
+        self.last_action = 0
 
     def _survey(self, x: float, z: float) -> tuple[float, float] | None:
         if not self.goals:
@@ -36,6 +38,9 @@ class Explorer:
         hit = np.isin(biome, list(self.goals))
         if not hit.any():
             return None
+        core = ndimage.binary_erosion(hit, structure=np.ones((3, 3), dtype=bool))
+        if core.any():  # aim for the inside of a patch, not a sliver the walk could pass beside
+            hit = core
         ix, iz = np.nonzero(hit)
         px, pz = x0 + SEARCH_STEP * ix + 0.5, z0 + SEARCH_STEP * iz + 0.5
         cost = np.abs(px - x) + np.abs(pz - z)  # moves are along the axes
@@ -53,18 +58,24 @@ class Explorer:
             return int(rng.integers(4))
         stuck = self.last is not None and math.hypot(p.x - self.last[0], p.z - self.last[1]) < 2.0
         self.last = (p.x, p.z)
-        if stuck and self.detour == 0:
-            self.detour = 2
-            self.detour_action = int(rng.integers(4))
+        if stuck and self.detour == 0:  # blocked: side-step for a few steps
+            self.detour = 3
+            self.detour_action = int((self.last_action + (1 if rng.random() < 0.5 else 3)) % 4)
         if self.detour > 0:
             self.detour -= 1
+            self.last_action = self.detour_action
             return self.detour_action
+        self.last_action = self._head(p)
+        return self.last_action
+
+    def _head(self, p: Player) -> int:
+        assert self.target is not None
         dx, dz = self.target[0] - p.x, self.target[1] - p.z
-        if abs(dx) < 4 and abs(dz) < 4:  # arrived but not inside a goal biome: try the next candidate
+        if abs(dx) < 10 and abs(dz) < 10:  # arrived but not inside a goal biome: try the next candidate
             self.failed.add(self.target)
             self.target = self._survey(p.x, p.z)
             if self.target is None:
-                return int(rng.integers(4))
+                return 0
             dx, dz = self.target[0] - p.x, self.target[1] - p.z
         if abs(dx) >= abs(dz):
             return _AXIS_ACTIONS[("x", 1 if dx > 0 else -1)]

@@ -8,6 +8,7 @@ from playbench.suites.smartplay.voxel.world import World
 
 WALK, SPRINT = 0.216, 0.281
 STEP_UP, JUMP_UP = 0.6, 1.25
+SWIM_OUT = 1.6  # a swimmer can climb onto a block one above the water's surface
 SWIM_FLOAT = 0.4  # feet this far above the bottom of the top water block
 
 
@@ -44,7 +45,8 @@ def _try_move(world: World, p: Player, nx: float, nz: float, jump: bool) -> None
     xi, zi = math.floor(nx), math.floor(nz)
     top = math.floor(p.y + 1e-9) + 1
     rise = top - p.y
-    if rise <= (JUMP_UP if jump else STEP_UP) and _free(world, nx, top, nz) and not world.solid(
+    limit = (SWIM_OUT if p.swimming else JUMP_UP) if jump else STEP_UP
+    if rise <= limit and _free(world, nx, top, nz) and not world.solid(
             math.floor(p.x), top + 1, math.floor(p.z)) and world.solid(xi, top - 1, zi):
         p.x, p.z, p.y = nx, nz, float(top)
 

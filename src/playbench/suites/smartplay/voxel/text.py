@@ -11,11 +11,11 @@ from playbench.suites.smartplay.voxel.world import MOB_SIZE, World
 
 EYE = 1.62
 RAY_LEN = 65.0
-# Samples every half block up close, every block further out.
-_T = np.concatenate([np.arange(0.25, 16.0, 0.5), np.arange(16.0, RAY_LEN + 1e-9, 1.0)])
-_SIX = ndimage.generate_binary_structure(3, 1)
-_EIGHT = np.ones((3, 3), dtype=bool)
+# Samples every half block up close, then every block, then every two blocks far out.
+_T = np.concatenate([np.arange(0.25, 8.0, 0.5), np.arange(8.0, 32.0, 1.0), np.arange(32.0, RAY_LEN + 1e-9, 2.0)])
 _GRID = np.arange(17)
+_CUBE_COORDS = np.indices((9, 6, 9)).reshape(3, -1).astype(np.float64)
+_CUBE_OFFSETS = np.meshgrid(np.arange(-4, 5), np.arange(-1, 5), np.arange(-4, 5), indexing="ij")
 
 
 def facing(yaw: float) -> str:
@@ -41,17 +41,31 @@ def _cast(world: World, origin: np.ndarray, dirs: np.ndarray, ts: np.ndarray) ->
     # The exact distance at which the ray enters the voxel of the hit sample (slab method).
     k = np.maximum(first, 0)
     cell = np.floor(pts[np.arange(len(dirs)), k])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = (cell - origin) / dirs
-        t2 = (cell + 1 - origin) / dirs
-    enter = np.nan_to_num(np.minimum(t1, t2), nan=-np.inf).max(axis=1)
+    inv = 1.0 / _nonzero(dirs)
+    t1 = (cell - origin) * inv
+    t2 = (cell + 1 - origin) * inv
+    enter = np.minimum(t1, t2).max(axis=1)
     dist = np.clip(enter, 0.0, ts[k])
     return names, np.where(found, dist, RAY_LEN)
 
 
-def _entity_hits(world: World, eye: np.ndarray, dirs: np.ndarray, limit: np.ndarray, x: float, z: float):
+def _maybe_visible(mob: list, eye: np.ndarray, yaw: float) -> bool:
+    """Whether a mob is within ray range and roughly inside the 96-degree field of view."""
+    dx, dy, dz = mob[1] - eye[0], mob[2] - eye[1], mob[3] - eye[2]
+    d2 = dx * dx + dz * dz
+    if d2 + dy * dy > (RAY_LEN + 2) ** 2:
+        return False
+    if d2 < 4.0:
+        return True
+    # Angle between the look direction (-sin yaw, cos yaw) and the mob, horizontally.
+    cosang = (-math.sin(math.radians(yaw)) * dx + math.cos(math.radians(yaw)) * dz) / math.sqrt(d2)
+    return cosang > math.cos(math.radians(60))
+
+
+def _entity_hits(world: World, eye: np.ndarray, dirs: np.ndarray, limit: np.ndarray, x: float, z: float,
+                 yaw: float):
     """The nearest mob each ray meets before its block: (names or None, distances)."""
-    mobs = world.mobs_near(x, z, RAY_LEN + 2)
+    mobs = [m for m in world.mobs_near(x, z, RAY_LEN + 2) if _maybe_visible(m, eye, yaw)]
     names: list[str | None] = [None] * len(dirs)
     dist = np.full(len(dirs), np.inf)
     if not mobs:
@@ -59,12 +73,9 @@ def _entity_hits(world: World, eye: np.ndarray, dirs: np.ndarray, limit: np.ndar
     lo = np.array([[m[1] - MOB_SIZE[m[0]][0] / 2, m[2], m[3] - MOB_SIZE[m[0]][0] / 2] for m in mobs])
     hi = np.array([[m[1] + MOB_SIZE[m[0]][0] / 2, m[2] + MOB_SIZE[m[0]][1], m[3] + MOB_SIZE[m[0]][0] / 2]
                    for m in mobs])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inv = 1.0 / dirs  # rays × 3
-        t1 = (lo[None, :, :] - eye) * inv[:, None, :]
-        t2 = (hi[None, :, :] - eye) * inv[:, None, :]
-    t1 = np.nan_to_num(t1, nan=-np.inf)
-    t2 = np.nan_to_num(t2, nan=np.inf)
+    inv = 1.0 / _nonzero(dirs)  # rays × 3
+    t1 = (lo[None, :, :] - eye) * inv[:, None, :]
+    t2 = (hi[None, :, :] - eye) * inv[:, None, :]
     tmin = np.minimum(t1, t2).max(axis=2)
     tmax = np.maximum(t1, t2).min(axis=2)
     ok = (tmax >= np.maximum(tmin, 0)) & (tmin <= limit[:, None])
@@ -75,6 +86,23 @@ def _entity_hits(world: World, eye: np.ndarray, dirs: np.ndarray, limit: np.ndar
         names[r] = mobs[best[r]][0]
         dist[r] = bt[r]
     return names, dist
+
+
+_SIX = ndimage.generate_binary_structure(3, 1)
+_EIGHT = np.ones((3, 3), dtype=bool)
+
+
+def _groups(labels: np.ndarray, n: int) -> list[np.ndarray]:
+    """Flat cell indices of labels 1..n (in label order)."""
+    flat = labels.ravel()
+    order = np.argsort(flat, kind="stable")
+    starts = np.searchsorted(flat[order], np.arange(1, n + 2))
+    return [order[starts[k]:starts[k + 1]] for k in range(n)]
+
+
+def _nonzero(v: np.ndarray) -> np.ndarray:
+    """``v`` with exact zeros nudged to a tiny value of the same sign (slab tests without inf/NaN)."""
+    return np.where(np.abs(v) < 1e-12, np.copysign(1e-12, v), v)
 
 
 def _compass(vx: float, vy: float, vz: float) -> str:
@@ -100,9 +128,8 @@ def _compat_direction(r: int, c: int, yaw: float, pitch: float) -> str:
 def _components(grid: list[str], skip: set[str], compat: bool) -> list[tuple[str, np.ndarray]]:
     """8-connected components of equal names on the 17×17 grid, as (name, flat indices of cells)."""
     arr = np.array(grid, dtype=object).reshape(17, 17)
-    names = sorted(set(grid))
     out = []
-    for k, name in enumerate(names):
+    for k, name in enumerate(sorted(set(grid))):
         if name in skip:
             continue
         mask = arr == name
@@ -110,9 +137,7 @@ def _components(grid: list[str], skip: set[str], compat: bool) -> list[tuple[str
             out.append((name, np.flatnonzero(mask)))
             continue
         labels, n = ndimage.label(mask, structure=_EIGHT)
-        flat = labels.ravel()
-        for lab in range(1, n + 1):
-            out.append((name, np.flatnonzero(flat == lab)))
+        out.extend((name, cells) for cells in _groups(labels, n))
     return out
 
 
@@ -134,20 +159,21 @@ def _view_lines(player: Player, grid: list[str], dist: np.ndarray, dirs: np.ndar
 def _around(world: World, player: Player) -> list[str]:
     """Nearest 6-connected component of each block name in the 9×6×9 cube around the feet."""
     fx, fy, fz = math.floor(player.x), math.floor(player.y + 1e-9), math.floor(player.z)
-    ox, oy, oz = np.meshgrid(np.arange(-4, 5), np.arange(-1, 5), np.arange(-4, 5), indexing="ij")
+    ox, oy, oz = _CUBE_OFFSETS
     cube = world.blocks(fx + ox, fy + oy, fz + oz, player.x, player.z)
-    best: dict[int, tuple[float, float, float, float, int]] = {}
     flat_ids = cube.ravel()
-    present, first_idx = np.unique(flat_ids, return_index=True)
-    first_seen = dict(zip(present.tolist(), first_idx.tolist(), strict=True))
-    coords = np.indices(cube.shape).reshape(3, -1).astype(np.float64)
+    first_seen: dict[int, int] = {}
+    for k, bid in enumerate(flat_ids.tolist()):
+        if bid not in first_seen:
+            first_seen[bid] = k
+    best: dict[int, tuple[float, float, float, float, int]] = {}
     for bid in first_seen:
         if bid == bk.AIR:
             continue
         labels, n = ndimage.label(cube == bid, structure=_SIX)
         lab = labels.ravel()
         counts = np.bincount(lab, minlength=n + 1)[1:]
-        cent = np.stack([np.bincount(lab, weights=coords[a], minlength=n + 1)[1:] for a in range(3)]) / counts
+        cent = np.stack([np.bincount(lab, weights=_CUBE_COORDS[a], minlength=n + 1)[1:] for a in range(3)]) / counts
         d = np.sqrt((cent[0] - 4) ** 2 + (cent[1] - 1) ** 2 + (cent[2] - 4) ** 2)
         d = np.where((cent[0] == 4) & (cent[1] == 1) & (cent[2] == 4), np.inf, d)
         k = int(np.argmin(d))
@@ -164,6 +190,19 @@ def _around(world: World, player: Player) -> list[str]:
     return lines
 
 
+def _cursor(world: World, player: Player) -> str:
+    """What the centre ray meets within 3 blocks of the eye."""
+    yaw, elev = math.radians(player.yaw), math.radians(-player.pitch)
+    dx, dy, dz = -math.sin(yaw) * math.cos(elev), math.sin(elev), math.cos(yaw) * math.cos(elev)
+    ey = player.y + EYE
+    for k in range(60):
+        t = 0.05 * (k + 1)
+        bid = world.block(math.floor(player.x + dx * t), math.floor(ey + dy * t), math.floor(player.z + dz * t))
+        if bid != bk.AIR:
+            return f"You're aiming at {bk.BLOCK_NAMES[bid]}."
+    return "You're not aiming at any block."
+
+
 def observe(world: World, player: Player, compat: bool) -> str:
     """The frame without the action line."""
     location = f"Coordinate ({player.x:.2f},{player.y:.2f},{player.z:.2f}). Facing {facing(player.yaw)}."
@@ -172,14 +211,11 @@ def observe(world: World, player: Player, compat: bool) -> str:
     elif player.pitch > 0:
         location += " Looking down."
     eye = np.array([player.x, player.y + EYE, player.z])
-    look = _dirs(player)[8, 8]
-    cur, cur_d = _cast(world, eye, look[None, :], np.arange(0.05, 3.0, 0.1))
-    cursor = "You're not aiming at any block." if cur[0] == bk.AIR or cur_d[0] > 3 else \
-        f"You're aiming at {bk.BLOCK_NAMES[int(cur[0])]}."
+    cursor = _cursor(world, player)
     surround = "Around you:" + "".join(_around(world, player))
     dirs = _dirs(player).reshape(-1, 3)
     ids, dist = _cast(world, eye, dirs, _T)
-    ent_names, ent_dist = _entity_hits(world, eye, dirs, dist, player.x, player.z)
+    ent_names, ent_dist = _entity_hits(world, eye, dirs, dist, player.x, player.z, player.yaw)
     block_grid = [bk.BLOCK_NAMES[int(i)] for i in ids]
     ent_grid = [n if n is not None else "null" for n in ent_names]
     ent_lines = _view_lines(player, ent_grid, ent_dist, dirs, {"null"}, compat)

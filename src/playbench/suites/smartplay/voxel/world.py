@@ -6,7 +6,6 @@ import numpy as np
 
 from playbench.suites.smartplay.voxel import blocks as bk
 from playbench.suites.smartplay.voxel.worldgen import (
-    COLUMN_FIELDS,
     REGION,
     SEA,
     SPAWN_BIOMES,
@@ -15,9 +14,12 @@ from playbench.suites.smartplay.voxel.worldgen import (
     biome_at,
     block_in,
     blocks_of,
-    column_of,
     generate_region,
 )
+
+#: Column fields the vectorized look-ups need.
+VIEW_FIELDS = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi", "vine_lo",
+               "vine_hi")
 
 #: Mob bounding boxes (width, height) in blocks.
 MOB_SIZE: dict[str, tuple[float, float]] = {
@@ -32,7 +34,6 @@ class World:
     def __init__(self, seed: int) -> None:
         self.seed = int(seed)
         self.regions: dict[tuple[int, int], Region] = {}
-        self.mobs: list[list] = []  # [name, x, y, z]
         self._view_key: tuple[int, int] | None = None
         self._view: dict[str, np.ndarray] = {}
         self._view_origin = (0, 0)
@@ -47,7 +48,6 @@ class World:
         if reg is None:
             reg = generate_region(self.seed, rx, rz)
             self.regions[key] = reg
-            self.mobs.extend(list(m) for m in reg.mobs)
         return reg
 
     def column(self, x: int, z: int) -> tuple[int, ...]:
@@ -55,7 +55,7 @@ class World:
         col = self._columns.get((x, z))
         if col is None:
             reg = self.region(x // REGION, z // REGION)
-            col = self._columns[(x, z)] = column_of(reg.cols, x % REGION, z % REGION)
+            col = self._columns[(x, z)] = reg.column(x % REGION, z % REGION)
         return col
 
     def block(self, x: int, y: int, z: int) -> int:
@@ -82,7 +82,10 @@ class World:
         if key != self._view_key:
             rx, rz = key
             parts = [[self.region(rx + i, rz + j).cols for j in (-1, 0, 1)] for i in (-1, 0, 1)]
-            self._view = {f: np.block([[p[f] for p in row] for row in parts]) for f in COLUMN_FIELDS}
+            self._view = {
+                f: np.concatenate([np.concatenate([p[f] for p in row], axis=1) for row in parts], axis=0)
+                for f in VIEW_FIELDS
+            }
             v = self._view
             # Below ``base`` every block is ground or water (never air); above ``ceil`` every block is air.
             v["base"] = np.maximum(v["height"], SEA)
@@ -157,11 +160,21 @@ class World:
             y += 1
         return px + 0.5, float(y), pz + 0.5
 
-    def step_mobs(self, x: float, z: float, rng: np.random.Generator, radius: float = 96.0) -> None:
+    def _nearby_mobs(self, x: float, z: float, radius: float) -> list[list]:
+        """Mobs ([name, x, y, z], kept by the region that spawned them) of generated regions near (x, z)."""
+        r0x, r1x = math.floor(x - radius - 16) // REGION, math.floor(x + radius + 16) // REGION
+        r0z, r1z = math.floor(z - radius - 16) // REGION, math.floor(z + radius + 16) // REGION
+        out = []
+        for rx in range(r0x, r1x + 1):
+            for rz in range(r0z, r1z + 1):
+                reg = self.regions.get((rx, rz))
+                if reg is not None:
+                    out.extend(m for m in reg.mobs if abs(m[1] - x) <= radius and abs(m[3] - z) <= radius)
+        return out
+
+    def step_mobs(self, x: float, z: float, rng: np.random.Generator, radius: float = 72.0) -> None:
         """Random-walk the mobs near (x, z) by up to two blocks (land mobs stay on land, squid in water)."""
-        for mob in self.mobs:
-            if abs(mob[1] - x) > radius or abs(mob[3] - z) > radius:
-                continue
+        for mob in self._nearby_mobs(x, z, radius):
             r = rng.random()
             if r < 0.4:
                 continue
@@ -179,4 +192,4 @@ class World:
 
     def mobs_near(self, x: float, z: float, radius: float) -> list[list]:
         """Mobs within ``radius`` blocks (horizontally) of (x, z)."""
-        return [m for m in self.mobs if abs(m[1] - x) <= radius and abs(m[3] - z) <= radius]
+        return self._nearby_mobs(x, z, radius)

@@ -182,9 +182,11 @@ def _classify(fields: np.ndarray) -> "Columns":
 
     rv = np.abs(river)
     riv = ~ocean & ~island & (rv < 0.012)
-    bank = ~ocean & ~island & (rv >= 0.012) & (rv < 0.03)
-    w = np.clip((rv - 0.012) / 0.018, 0, 1)
-    height = np.where(bank & (height > SEA), SEA + (height - SEA) * w, height)
+    # River valleys: land sinks towards sea level over a wide band on each side of the ribbon.
+    w = np.clip((rv - 0.012) / 0.07, 0, 1)
+    w = w * w * (3 - 2 * w)
+    valley = ~ocean & ~island & (rv < 0.082) & (height > SEA)
+    height = np.where(valley, SEA + (height - SEA) * w, height)
     height = np.where(riv, SEA - 3, height)
     biome[riv] = np.where(cold[riv], FROZEN_RIVER, RIVER)
     return Columns(biome=biome, height=np.clip(np.floor(height), Y0 + 2, Y0 + NY - 16).astype(np.int16), temp=temp)
@@ -195,7 +197,10 @@ def biome_at(seed: int, x: np.ndarray, z: np.ndarray) -> np.ndarray:
     return columns(seed, x, z).biome
 
 
-#: The per-column arrays a region stores (see ``block_of``).
+_SCALAR = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi", "vine_lo",
+           "vine_hi", "biome")
+
+#: The per-column arrays a region stores (see ``block_in``).
 COLUMN_FIELDS = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi",
                  "vine_lo", "vine_hi", "biome")
 
@@ -214,6 +219,13 @@ class Region:
     rz: int
     cols: dict[str, np.ndarray]
     mobs: list[list]
+    _tuples: list[tuple[int, ...]] | None = None
+
+    def column(self, i: int, j: int) -> tuple[int, ...]:
+        """Column (i, j) as a tuple of ints in ``_SCALAR`` order (built for the whole region on first use)."""
+        if self._tuples is None:
+            self._tuples = list(zip(*(self.cols[f].ravel().tolist() for f in _SCALAR), strict=True))
+        return self._tuples[i * REGION + j]
 
 
 _MOBS_LAND = ("EntityCow", "EntityPig", "EntitySheep", "EntityChicken")
@@ -354,10 +366,6 @@ def blocks_of(c: dict[str, np.ndarray], idx: tuple[np.ndarray, np.ndarray], y: n
         [ground, c["feat"][idx], bk.LEAVES, bk.VINES, water],
         bk.AIR,
     ).astype(np.uint8)
-
-
-_SCALAR = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi", "vine_lo",
-           "vine_hi", "biome")
 
 
 def column_of(c: dict[str, np.ndarray], i: int, j: int) -> tuple[int, ...]:

@@ -1,0 +1,84 @@
+"""Steps per second of Baba Is AI through playbench's Game (text and image modes) beside the raw engine.
+
+The original engine (nacloos/baba-is-ai) is not on PyPI, so "raw" here is playbench's own World.step
+without the text view; also timed: level generation and the oracle's search per level.
+Run: .venv/bin/python benchmarks/babaisai_speed.py [steps]
+"""
+
+import sys
+import time
+
+import numpy as np
+
+import playbench.suites.balrog.babaisai.tasks  # noqa: F401  (registers the tasks)
+from playbench.core.registry import get_task
+from playbench.suites.balrog.babaisai.data import ACTIONS, LEVELS
+from playbench.suites.balrog.babaisai.levels import generate
+from playbench.suites.balrog.babaisai.solver import solve
+
+LEVEL_SAMPLE = ("goto_win", "make_win-distr_obj_rule", "two_room-break_stop-make_win-distr_obj_rule",
+                "two_room-make_you-make_win", "two_room-make_wall_win")
+
+
+def raw_engine(level: str, steps: int) -> float:
+    """World.step with uniformly random actions, regenerating the level when an episode ends."""
+    rng = np.random.default_rng(0)
+    world = generate(level, rng).world
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        _, done, _, _ = world.step(ACTIONS[int(rng.integers(5))])
+        if done:
+            world = generate(level, rng).world
+    return steps / (time.perf_counter() - t0)
+
+
+def through_game(level: str, steps: int, images: bool) -> float:
+    """Game.step with the random policy: engine, BALROG text view, info dict (and the image)."""
+    task = get_task(f"balrog/babaisai/{level}")
+    game = task.make_game(task.params({"images": str(images).lower()}), 0)
+    rng = np.random.default_rng(0)
+    episode = 0
+    game.reset(seed=episode)
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        _, _, term, trunc, _ = game.step(game.reference_action("random", rng))
+        if term or trunc:
+            episode += 1
+            game.reset(seed=episode)
+    return steps / (time.perf_counter() - t0)
+
+
+def generation_ms(level: str, n: int = 200) -> float:
+    t0 = time.perf_counter()
+    for seed in range(n):
+        generate(level, np.random.default_rng(seed))
+    return 1000 * (time.perf_counter() - t0) / n
+
+
+def oracle_s(level: str, seeds: range) -> tuple[float, float]:
+    times = []
+    for seed in seeds:
+        world = generate(level, np.random.default_rng(seed)).world
+        t0 = time.perf_counter()
+        solve(world)
+        times.append(time.perf_counter() - t0)
+    return float(np.mean(times)), float(np.max(times))
+
+
+def main() -> None:
+    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
+    print(f"Baba Is AI speed ({steps} random steps per row)")
+    print(f"{'level':48s} {'raw steps/s':>12s} {'game text':>10s} {'game image':>11s} {'gen ms':>7s}")
+    for level in LEVEL_SAMPLE:
+        raw = raw_engine(level, steps)
+        text = through_game(level, steps, False)
+        image = through_game(level, max(200, steps // 10), True)
+        print(f"{level:48s} {raw:12.0f} {text:10.0f} {image:11.0f} {generation_ms(level):7.2f}")
+    print("\noracle search time per level (seeds 0-4): mean / max seconds")
+    for level in LEVELS:
+        mean, worst = oracle_s(level, range(5))
+        print(f"  {level:62s} {mean:6.2f} / {worst:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

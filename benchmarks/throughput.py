@@ -1,0 +1,80 @@
+"""Throughput of the model layer and runner against a loopback OpenAI-compatible server.
+
+Starts ``python -m playbench.models.fakeserver`` (own process, 200 ms latency per answer), then runs
+64 and 256 concurrent ``smartplay/hanoi-3`` episodes (naive agent, ``--max-connections`` equal to
+the concurrency) and prints achieved requests/s divided by the ideal (concurrency / latency).
+Goal: >= 0.95 at 64 and >= 0.9 at 256.
+
+    .venv/bin/python benchmarks/throughput.py [--latency 0.2] [--concurrency 64 256] [--agent naive]
+"""
+
+import argparse
+import asyncio
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from playbench.agents.registry import get_agent
+from playbench.core.records import RunConfig, TaskSpec
+from playbench.models import ModelSettings, create_model
+from playbench.runner import RunSettings, RunStore, plan_jobs, run_jobs
+
+TASK = "smartplay/hanoi-3"
+
+
+def start_server(latency: float) -> tuple[subprocess.Popen, int]:
+    proc = subprocess.Popen([sys.executable, "-m", "playbench.models.fakeserver", "--latency", str(latency)],
+                            stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert line.startswith("PORT "), line
+    return proc, int(line.split()[1])
+
+
+def run_once(port: int, concurrency: int, agent_name: str, log_dir: Path) -> tuple[float, int, int]:
+    config = RunConfig(tasks=[TaskSpec(id=TASK, episodes=concurrency)], agent=agent_name, model="openai/bench")
+    spec = get_agent(agent_name)
+    params = spec.params({})
+    model = create_model(config.model, {}, ModelSettings(base_url=f"http://127.0.0.1:{port}/v1",
+                                                         max_connections=concurrency, timeout=60))
+    store = RunStore.create(log_dir, {"config": config, "config_hash": config.hash(), "versions": {}})
+    jobs = plan_jobs(config)
+
+    async def go():
+        try:
+            return await run_jobs(jobs, store, lambda: spec.factory(params, model), agent_name, config.model,
+                                  RunSettings(max_episodes=concurrency))
+        finally:
+            await model.aclose()
+
+    t0 = time.perf_counter()
+    totals = asyncio.run(go())
+    elapsed = time.perf_counter() - t0
+    store.close()
+    assert totals.by_status == {"ok": concurrency}, totals.by_status
+    return elapsed, model.stats.attempts, totals.steps
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
+    parser.add_argument("--agent", default="naive")
+    args = parser.parse_args()
+    server, port = start_server(args.latency)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for n in args.concurrency:
+                elapsed, requests, steps = run_once(port, n, args.agent, Path(tmp))
+                achieved = requests / elapsed
+                ideal = n / args.latency
+                print(f"concurrency {n:4d}: {requests} requests, {steps} steps in {elapsed:.2f} s -> "
+                      f"{achieved:.1f} req/s, ideal {ideal:.1f} req/s, ratio {achieved / ideal:.3f}", flush=True)
+    finally:
+        server.terminate()
+        server.wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""BALROG's aggregation (``specs/balrog.md`` §5, B3, B17): pure functions of episode records.
+
+Each BALROG episode's ``score`` is its progression in [0, 1]. Per environment: the pooled mean of
+all scored episodes (BALROG's number) and the task-balanced mean (mean of task means), with standard
+errors both the compat way (population SD / sqrt(n), 0 when n <= 1) and the sample way (n - 1).
+Overall: the plain mean of the environment means, its error ``sqrt(sum se_env^2) / N_env``, and
+``partial`` when one of the six environments has no scored episode (the mean is then over those that
+have, as the original silently does). Values are percentages.
+"""
+
+import math
+from collections import defaultdict
+from typing import Any
+
+from playbench.core.records import EpisodeRecord
+from playbench.suites.balrog.protocol import ENVS
+
+#: Column titles of the paper's tables.
+ENV_TITLES: dict[str, str] = {
+    "babyai": "BabyAI",
+    "crafter": "Crafter",
+    "textworld": "TextWorld",
+    "babaisai": "Baba Is AI",
+    "minihack": "MiniHack",
+    "nle": "NetHack",
+}
+
+
+def mean(xs: list[float]) -> float:
+    """Arithmetic mean (0 for an empty list)."""
+    return sum(xs) / len(xs) if xs else 0.0
+
+
+def stderr_population(xs: list[float]) -> float:
+    """BALROG's standard error: population SD / sqrt(n); 0 when n <= 1."""
+    n = len(xs)
+    if n <= 1:
+        return 0.0
+    m = mean(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / n) / math.sqrt(n)
+
+
+def stderr_sample(xs: list[float]) -> float:
+    """Standard error with the sample SD (n - 1); 0 when n <= 1."""
+    n = len(xs)
+    if n <= 1:
+        return 0.0
+    m = mean(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1)) / math.sqrt(n)
+
+
+def combine_stderr(errors: list[float]) -> float:
+    """The overall error of a mean of independent means: sqrt(sum se^2) / N."""
+    return math.sqrt(sum(e * e for e in errors)) / len(errors) if errors else 0.0
+
+
+def env_of(task_id: str) -> str:
+    """``balrog/babyai/goto`` -> ``babyai``."""
+    parts = task_id.split("/")
+    return parts[1] if len(parts) > 2 else parts[-1]
+
+
+def progressions(records: list[EpisodeRecord]) -> list[float]:
+    """The progressions of the scored (``ok``) episodes."""
+    return [float(r.score or 0.0) for r in records if r.status == "ok"]
+
+
+def _block(xs: list[float]) -> dict[str, Any]:
+    return {
+        "mean": 100 * mean(xs),
+        "stderr": 100 * stderr_population(xs),
+        "stderr_sample": 100 * stderr_sample(xs),
+    }
+
+
+def summarize_env(tasks: dict[str, list[EpisodeRecord]], scheduled: dict[str, int]) -> dict[str, Any]:
+    """One environment's summary from its tasks' records."""
+    pooled: list[float] = []
+    per_task: dict[str, Any] = {}
+    for tid in sorted(set(tasks) | set(scheduled)):
+        xs = progressions(tasks.get(tid, []))
+        pooled += xs
+        per_task[tid] = {**_block(xs), "episodes_scored": len(xs),
+                         "episodes_scheduled": scheduled.get(tid, len(tasks.get(tid, [])))}
+    scored_tasks = [t for t in per_task.values() if t["episodes_scored"]]
+    balanced = mean([t["mean"] for t in scored_tasks])
+    balanced_se = combine_stderr([t["stderr_sample"] for t in scored_tasks])
+    return {
+        **_block(pooled),
+        "mean_task_balanced": balanced,
+        "stderr_task_balanced": balanced_se,
+        "episodes_scored": len(pooled),
+        "episodes_scheduled": sum(t["episodes_scheduled"] for t in per_task.values()),
+        "tasks": per_task,
+    }
+
+
+def overall(envs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The overall mean of the environment means, its error and the ``partial`` flag (B3)."""
+    scored = [e for e in envs.values() if e["episodes_scored"]]
+    missing = [env for env in ENVS if not envs.get(env, {}).get("episodes_scored")]
+    return {
+        "mean": mean([e["mean"] for e in scored]),
+        "stderr": combine_stderr([e["stderr"] for e in scored]),
+        "stderr_sample": combine_stderr([e["stderr_sample"] for e in scored]),
+        "partial": bool(missing),
+        "envs_scored": len(scored),
+        "missing_envs": missing,
+    }
+
+
+def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[str, int]) -> dict[str, Any] | None:
+    """The ``balrog`` part of ``report --json``: ``{"envs": {...}, "overall": {...}}``."""
+    by_env: dict[str, dict[str, list[EpisodeRecord]]] = defaultdict(dict)
+    sched_env: dict[str, dict[str, int]] = defaultdict(dict)
+    for tid, recs in records_by_task.items():
+        by_env[env_of(tid)][tid] = recs
+    for tid, n in scheduled.items():
+        sched_env[env_of(tid)][tid] = n
+    names = set(by_env) | set(sched_env)
+    if not names:
+        return None
+    order = [e for e in ENVS if e in names] + sorted(names - set(ENVS))
+    envs = {env: summarize_env(by_env.get(env, {}), sched_env.get(env, {})) for env in order}
+    return {"envs": envs, "overall": overall(envs)}
+
+
+def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
+    """BALROG's per-task numbers (progression %, standard error) for the ``tasks`` map."""
+    xs = progressions(records)
+    return {"balrog": {"env": env_of(task_id), "progression_percentage": 100 * mean(xs),
+                       "standard_error": 100 * stderr_population(xs), "episodes_played": len(xs)}}
+
+
+def _cell(block: dict[str, Any]) -> str:
+    return f"{block['mean']:.2f} ± {block['stderr']:.2f}"
+
+
+def render(summary: dict[str, Any]) -> list[Any]:
+    """The paper's table layout (one row: overall and one column per environment), then details."""
+    from rich.table import Table
+    from rich.text import Text
+
+    envs, total = summary["envs"], summary["overall"]
+    paper = Table(title="BALROG: average progression (%) ± standard error")
+    paper.add_column("Overall" + (" (partial)" if total["partial"] else ""), justify="right")
+    for env in ENVS:
+        paper.add_column(ENV_TITLES[env], justify="right")
+    paper.add_row(_cell(total), *[_cell(envs[e]) if envs.get(e, {}).get("episodes_scored") else "—" for e in ENVS])
+
+    detail = Table(title="BALROG per environment")
+    for col in ("env", "progression % ± SE", "SE (sample)", "task-balanced %", "scored / scheduled"):
+        detail.add_column(col, justify="left" if col == "env" else "right")
+    for env, block in envs.items():
+        detail.add_row(ENV_TITLES.get(env, env), _cell(block), f"{block['stderr_sample']:.2f}",
+                       f"{block['mean_task_balanced']:.2f} ± {block['stderr_task_balanced']:.2f}",
+                       f"{block['episodes_scored']} / {block['episodes_scheduled']}")
+    line = Text(f"Overall Average Progression: {total['mean']:.2f}% ± {total['stderr']:.2f}%")
+    if total["partial"]:
+        line.append(f"  (partial: no scored episodes for {', '.join(total['missing_envs'])})", style="yellow")
+    return [paper, detail, line]

@@ -1,0 +1,108 @@
+import numpy as np
+import pytest
+
+from playbench.suites.grasp.baselines import greedy, random_walk
+from playbench.suites.grasp.generate import generate
+from playbench.suites.grasp.grid import ACTIONS, COMBINATIONS, Constraints, Grid
+from playbench.suites.grasp.official import FILE_NAMES, load_grids
+from playbench.suites.grasp.optimal import solve
+from playbench.suites.grasp.simulate import State, execute
+
+
+def brute_force(grid: Grid, cons: Constraints, scoring: str, budget: int) -> list[float]:
+    """Best score reachable with at most t actions, for t = 0..budget: every action sequence, full semantics
+    (DROP anywhere, stacked units, useless actions), merged by state (position, load, every cell's units)."""
+    def key(s: State):
+        return (s.pos, s.carried, tuple(sorted((k, v) for k, v in s._delta.items() if v)))
+
+    def value(s: State) -> float:
+        cell = grid.start if scoring == "fixed" else s.pos
+        return s.energy_at(cell) - cons.cost * s.used
+
+    start = State(grid, cons)
+    frontier = {key(start): start}
+    best = [value(start)]
+    for _ in range(budget):
+        nxt = {}
+        for s in frontier.values():
+            for a in ACTIONS:
+                t = State(grid, cons)
+                t.pos, t.carried, t.used, t._delta = s.pos, s.carried, s.used, dict(s._delta)
+                t.apply(a)
+                nxt.setdefault(key(t), t)
+        frontier = nxt
+        best.append(max(best[-1], max(value(s) for s in frontier.values())))
+    return best
+
+
+HAND_MADE = [
+    Grid.build({(0, 1), (0, 2), (1, 2), (2, 0)}, {(1, 1)}, (0, 0), rows=3, cols=3),
+    Grid.build({(0, 0), (0, 2), (2, 0), (2, 2)}, set(), (1, 1), rows=3, cols=3),
+    Grid.build({(0, 3), (1, 3), (1, 0), (0, 1)}, {(1, 1)}, (0, 0), rows=2, cols=4),
+    Grid.build({(0, 2), (0, 3), (0, 4), (1, 4)}, {(1, 1), (1, 2)}, (1, 0), rows=2, cols=5),
+    Grid.build({(2, 2), (0, 2), (2, 0), (1, 2)}, {(1, 1)}, (0, 0), rows=3, cols=3),
+]
+
+
+@pytest.mark.parametrize("grid_no", range(len(HAND_MADE)))
+def test_equal_to_brute_force_on_small_grids(grid_no):
+    grid = HAND_MADE[grid_no]
+    for cons in COMBINATIONS:
+        for scoring in ("fixed", "compat"):
+            budgets = brute_force(grid, cons, scoring, 12)
+            for budget in (3, 5, 8, 12):
+                sol = solve(grid, cons, scoring, budget=budget)
+                assert sol.energy == pytest.approx(budgets[budget]), (grid_no, cons, scoring, budget)
+                assert len(sol.plan) <= budget
+                assert execute(grid, cons, sol.plan, budget).energy(scoring) == pytest.approx(sol.energy)
+
+
+def test_random_small_grids_against_brute_force():
+    rng = np.random.default_rng(2024)
+    for trial in range(12):
+        rows, cols = (2, 4) if trial % 2 else (3, 3)
+        cells = [(r, c) for r in range(rows) for c in range(cols)]
+        start = cells[int(rng.integers(len(cells)))]
+        energy = {x for x in cells if rng.random() < 0.5}
+        obst = {x for x in cells if rng.random() < 0.15 and x not in energy}
+        grid = Grid.build(energy, obst, start, rows, cols)
+        cons = COMBINATIONS[trial % 8]
+        for scoring in ("fixed", "compat"):
+            best = brute_force(grid, cons, scoring, 10)
+            assert solve(grid, cons, scoring, budget=10).energy == pytest.approx(best[10]), (trial, scoring)
+
+
+def test_optimal_at_least_greedy_and_random_on_a_sample(shared_data):
+    grids = load_grids(shared_data / "grasp")
+    rng = np.random.default_rng(0)
+    for n, name in enumerate(FILE_NAMES):
+        rec = grids[(name, n % 100)]
+        cons = COMBINATIONS[n % 8]
+        cache: dict = {}
+        for scoring in ("fixed", "compat"):
+            sol = solve(rec.grid, cons, scoring, cache=cache)
+            assert len(sol.plan) <= 20
+            for planner in ("fixed", "compat"):
+                plan = greedy(rec.grid, cons, rng, planner)
+                assert sol.energy >= execute(rec.grid, cons, plan).energy(scoring) - 1e-9
+            assert sol.energy >= execute(rec.grid, cons, random_walk(cons, rng)).energy(scoring) - 1e-9
+            assert sol.energy >= 0  # the empty plan scores 0
+
+
+def test_known_optimum_on_a_line():
+    g = Grid.build({(0, 1), (0, 2), (0, 3)}, set(), (0, 0), rows=1, cols=6)
+    sol = solve(g, Constraints(4, None, 0.0), "fixed")
+    assert sol.energy == 3 and sol.plan == ["RIGHT", "TAKE", "RIGHT", "TAKE", "RIGHT", "TAKE", "LEFT", "LEFT",
+                                            "LEFT", "DROP"]
+    compat = solve(g, Constraints(4, None, 0.3), "compat")
+    # take two, then end on the third without taking it: 3 units - 0.3 * (3 moves + 2 takes + 1 drop)
+    assert compat.energy == pytest.approx(3 - 0.3 * 6)
+    assert solve(Grid.build(set(), set(), (0, 0), 2, 2), Constraints(), "fixed").plan == []
+
+
+def test_generated_instances_are_solved_and_replayed():
+    rng = np.random.default_rng(8)
+    for i in range(8):
+        g = generate(rng, ("random", "cluster")[i % 2], "block", "outer").grid
+        sol = solve(g, COMBINATIONS[i], "fixed")
+        assert execute(g, COMBINATIONS[i], sol.plan).fixed == pytest.approx(sol.energy)
