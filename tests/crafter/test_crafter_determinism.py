@@ -2,6 +2,13 @@
 processes (B12); the text-only mode equals the rendering mode for 1,000 steps crossing nights; the faster
 world generator builds the stock worlds."""
 
+import os
+import tempfile
+
+# generated worlds are cached on disk: keep the tests' cache out of the user's cache directory
+os.environ.setdefault("PLAYBENCH_CRAFTER_WORLDS", tempfile.mkdtemp(prefix="playbench-crafter-worlds-"))
+
+
 import hashlib
 import json
 import os
@@ -13,6 +20,7 @@ import opensimplex
 import pytest
 
 import crafter
+from playbench.suites.crafter import worldcache
 from playbench.suites.crafter.engine import CrafterEngine, StableOrderEnv, world_fingerprint
 from playbench.suites.crafter.fastgen import FastSimplex
 from playbench.suites.crafter.games import BalrogCrafter, SmartPlayCrafter, world_seed
@@ -106,6 +114,7 @@ import numpy as np
 from playbench.suites.crafter.games import BalrogCrafter
 from playbench.suites.crafter.params import BalrogCrafterParams
 from playbench.suites.crafter.prompts import ACTIONS
+from playbench.suites.crafter import worldcache
 from playbench.suites.crafter.engine import world_fingerprint
 game = BalrogCrafter(BalrogCrafterParams())
 obs, _ = game.reset(seed=int(sys.argv[1]))
@@ -161,9 +170,40 @@ def test_fast_world_generation_builds_the_stock_world():
     for seed in (0, 7):
         stock = crafter.Env(seed=seed)
         stock.reset()
-        fast = CrafterEngine(seed=seed, render_images=False)
+        fast = CrafterEngine(seed=seed, render_images=False, world_cache=False)
         fast.reset()
         assert world_fingerprint(fast) == world_fingerprint(stock)
+
+
+def test_cached_worlds_equal_generated_worlds(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLAYBENCH_CRAFTER_WORLDS", str(tmp_path))
+    worldcache.clear_memory()
+    generated = CrafterEngine(seed=SEED + 1, render_images=False, world_cache=False)
+    generated.reset()
+    initial = world_fingerprint(generated)
+
+    def cached_engine() -> CrafterEngine:
+        engine = CrafterEngine(seed=SEED + 1, render_images=False)
+        engine.reset()
+        return engine
+
+    stored = cached_engine()  # generates and stores
+    from_memory = cached_engine()
+    worldcache.clear_memory()
+    from_disk = cached_engine()
+    assert len(list(tmp_path.rglob("*.npz"))) == 1
+    engines = (stored, from_memory, from_disk)
+    for engine in engines:
+        assert world_fingerprint(engine) == initial
+        assert list(engine.world._chunks) == list(generated.world._chunks)
+    for action in ACTIONS_1000[:300]:
+        for engine in (generated, *engines):
+            engine.step(action)
+    assert all(world_fingerprint(e) == world_fingerprint(generated) for e in engines)
+    # an unreadable cache file is ignored (and replaced)
+    next(tmp_path.rglob("*.npz")).write_bytes(b"garbage")
+    worldcache.clear_memory()
+    assert world_fingerprint(cached_engine()) == initial
 
 
 def test_world_seed_is_crafters():

@@ -1,6 +1,13 @@
 """The two Crafter tasks through the registry, the runner and the CLI: parameters, scores, progression,
 images, the oracle, and identical records from two real processes."""
 
+import os
+import tempfile
+
+# generated worlds are cached on disk: keep the tests' cache out of the user's cache directory
+os.environ.setdefault("PLAYBENCH_CRAFTER_WORLDS", tempfile.mkdtemp(prefix="playbench-crafter-worlds-"))
+
+
 import json
 
 import gymnasium

@@ -1,6 +1,13 @@
 """Exact texts of Crafter in both suites: manual and prompt fingerprints, the seed-0 golden frame, history,
 the status/echo layout (B13), the out-of-map edge (B14) and BALROG's descriptor variant."""
 
+import os
+import tempfile
+
+# generated worlds are cached on disk: keep the tests' cache out of the user's cache directory
+os.environ.setdefault("PLAYBENCH_CRAFTER_WORLDS", tempfile.mkdtemp(prefix="playbench-crafter-worlds-"))
+
+
 import math
 
 import pytest

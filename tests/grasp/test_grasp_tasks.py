@@ -106,3 +106,20 @@ def test_interactive_invalid_answer_uses_a_step(shared_data):
     assert not done and reward == pytest.approx(-0.3) and game.state.used == 1
     _, _, done, _, info = game.step("STOP")
     assert done and info["metrics"]["length"] == 1
+
+
+def test_gymnasium_id_and_one_step_contract():
+    import gymnasium
+
+    from playbench.core.registry import load_suites
+
+    load_suites()
+    env = gymnasium.make("playbench/grasp.energy-v0", index=3, movement="8")
+    first, info = env.reset(seed=5)
+    obs = first
+    assert obs.startswith("You are given the following") and "UPLEFT allows" in info["manual"]
+    assert info["messages"][0]["content"] == info["manual"] and env.unwrapped.legal_actions() is None
+    obs, reward, terminated, truncated, info = env.step("I refuse.")
+    assert terminated and not truncated and reward == 0.0 and info["metrics"]["parse_failed"]
+    again = gymnasium.make("playbench/grasp.energy-v0", index=3, movement="8")
+    assert again.reset(seed=5)[0] == first and again.reset(seed=6)[0] != first

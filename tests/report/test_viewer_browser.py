@@ -76,3 +76,25 @@ def test_viewer_renders_and_never_runs_model_text(site):
         assert again.evaluate("typeof window.__pwned") == "undefined"
         assert not errors, errors
         browser.close()
+
+
+def test_viewer_shows_the_frames_a_vlm_saw(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    log = tmp_path / "runs"
+    res = run_cli("eval", "balrog/babaisai/goto_win", "-T", "images=true", "--episodes", "1", "--log-dir", str(log),
+                  "--quiet")
+    assert res.returncode == 0, res.stderr
+    run_dir = only_run_dir(log)
+    first = json.loads((run_dir / "trajectories/balrog/babaisai/goto_win/000000.jsonl").read_text().splitlines()[0])
+    assert first["frame"] == "trajectories/balrog/babaisai/goto_win/000000/00000.png"
+    index = Path(run_cli("view", str(run_dir), "--output", str(tmp_path / "site")).stdout.strip())
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(index.with_name("episode.html").as_uri() + "#r=0&t=balrog%2Fbabaisai%2Fgoto_win&i=0")
+        page.wait_for_selector(".step img.picture")
+        page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+        widths = page.evaluate("Array.from(document.querySelectorAll('.step img.picture')).map(i => i.naturalWidth)")
+        assert widths and all(w == 256 for w in widths)
+        browser.close()

@@ -69,6 +69,7 @@ class StepRecord(Record):
     score: float
     done: bool = False
     messages: list[dict[str, Any]] | None = None  # the exact prompt sent, for model agents
+    frame: str | None = None  # the image the agent saw (PNG path relative to the run), in image mode
     usage: dict[str, int] | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
     timing: dict[str, float] = Field(default_factory=dict)

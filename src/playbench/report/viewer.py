@@ -10,6 +10,7 @@ import html
 import importlib
 import importlib.util
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ def _pictures_module(task_id: str) -> Any | None:
     return importlib.import_module(name)
 
 
-def episode_payload(record: EpisodeRecord, steps: list[StepRecord]) -> dict[str, Any]:
+def episode_payload(record: EpisodeRecord, steps: list[StepRecord], run_root: str = "") -> dict[str, Any]:
     """What the episode page shows: the record, its steps and the suite's pictures (as SVG data URIs)."""
     module = _pictures_module(record.task)
     picture = step_pictures = None
@@ -51,6 +52,7 @@ def episode_payload(record: EpisodeRecord, steps: list[StepRecord]) -> dict[str,
         "steps": [s.model_dump(mode="json") for s in steps],
         "picture": picture,
         "step_pictures": step_pictures,
+        "run_root": run_root,  # frames are PNG files in the run directory, linked relative to the site
     }
 
 
@@ -106,6 +108,7 @@ def write_site(stores: list[RunStore], out: Path) -> Path:
             shutil.rmtree(data)
         (data / "ep").mkdir(parents=True)
         latest = store.latest_episodes()
+        run_root = Path(os.path.relpath(store.path.resolve(), out.resolve())).as_posix() + "/"
         rows = []
         for key in sorted(latest):
             rec = latest[key]
@@ -113,7 +116,7 @@ def write_site(stores: list[RunStore], out: Path) -> Path:
                          rec.invalid_actions, sum(rec.usage.values())])
             target = data / "ep" / rec.task / f"{rec.index}.js"
             target.parent.mkdir(parents=True, exist_ok=True)
-            payload = episode_payload(rec, store.read_trajectory(rec))
+            payload = episode_payload(rec, store.read_trajectory(rec), run_root)
             target.write_text(_js("PB.setEpisode", k, rec.task, rec.index, payload))
         (data / "episodes.js").write_text(_js("PB.setEpisodes", k, rows))
         runs_meta.append(reports[k]["run"])

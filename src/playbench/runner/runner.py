@@ -46,7 +46,8 @@ def _add_usage(total: dict[str, int], usage: dict[str, int] | None) -> None:
 
 
 async def play_episode(
-    job: EpisodeJob, agent: Agent, agent_name: str, model: str | None, on_step: Callable[[str], None] | None = None
+    job: EpisodeJob, agent: Agent, agent_name: str, model: str | None, on_step: Callable[[str], None] | None = None,
+    save_frame: Callable[[int, Any], str] | None = None,
 ) -> tuple[EpisodeRecord, list[StepRecord]]:
     """Play one episode to its end and return its record and steps. Never raises for game/agent faults."""
     started = time.perf_counter()
@@ -79,6 +80,8 @@ async def play_episode(
             valid = decision.action is not None and (legal is None or decision.action in legal)
             executed = decision.action if valid else game.default_action
             observation = obs
+            image = info.get("image")
+            frame = save_frame(len(steps), image) if save_frame is not None and image is not None else None
             obs, reward, terminated, truncated, info = game.step(executed)
             done = bool(terminated or truncated)
             total_reward += float(reward)
@@ -96,6 +99,7 @@ async def play_episode(
                     score=_number(info.get("score")) or 0.0,
                     done=done,
                     messages=decision.messages,
+                    frame=frame,
                     usage=decision.usage,
                     extra=decision.extra,
                     timing={"latency_s": round(latency, 6)},
@@ -161,7 +165,10 @@ async def run_jobs(
                 job = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            record, steps = await play_episode(job, make_agent(), agent_name, model, settings.on_step)
+            def save_frame(step: int, image: Any, job: EpisodeJob = job) -> str:
+                return store.write_frame(job.task.id, job.index, step, image)
+
+            record, steps = await play_episode(job, make_agent(), agent_name, model, settings.on_step, save_frame)
             if steps:
                 record.trajectory = store.write_trajectory(job.task.id, job.index, steps)
             store.append_episode(record)

@@ -12,6 +12,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from typing import Any
+
+import numpy as np
 from pydantic import ValidationError
 
 from playbench.core.errors import PlaybenchError
@@ -113,6 +116,16 @@ class RunStore:
         target = self.path / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         self._write_atomic(target, "".join(s.model_dump_json() + "\n" for s in steps))
+        return rel
+
+    def write_frame(self, task_id: str, index: int, step: int, image: Any) -> str:
+        """Save an RGB frame as PNG next to the episode's trajectory; returns the relative path."""
+        from PIL import Image
+
+        rel = f"trajectories/{task_id}/{index:06d}/{step:05d}.png"
+        target = self.path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        Image.fromarray(np.asarray(image, dtype=np.uint8)).save(target)
         return rel
 
     def append_episode(self, record: EpisodeRecord) -> None:

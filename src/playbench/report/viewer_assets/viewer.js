@@ -116,6 +116,7 @@ function renderEpisode(run, data) {
       JSON.stringify(s.usage || {}) + " · latency " + fmt((s.timing || {}).latency_s) + " s", "meta");
     div.appendChild(facts);
     if (data.step_pictures && data.step_pictures[i]) div.appendChild(picture(data.step_pictures[i], "step picture"));
+    if (s.frame) div.appendChild(picture(data.run_root + s.frame, "frame the agent saw"));
     div.appendChild(block("observation", s.observation));
     if (s.messages) { const m = block("messages sent", s.messages.map(x => "[" + x.role + "]\n" + (typeof x.content === "string" ? x.content : JSON.stringify(x.content))).join("\n\n")); m.open = false; div.appendChild(m); }
     div.appendChild(block("raw output", s.raw_output === null ? "" : s.raw_output));

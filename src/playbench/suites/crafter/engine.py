@@ -9,7 +9,8 @@ Three changes to the stock ``crafter.Env``, none of which alters a world:
 * **Text-only mode.** Rendering at night draws a noise image from the world's generator. Without
   rendering, the same draw is made and discarded, so the world's random stream, and everything after,
   is identical to the rendering mode, while skipping all image work.
-* **Fast world generation** (``fastgen``): the same worlds, generated several times faster.
+* **Fast world generation** (``fastgen``): the same worlds, generated several times faster, and
+  cached by world seed (``worldcache``) so that a world is generated once.
 
 The world seed is crafter's own: ``hash((seed, episode)) % (2**31 - 1)`` with episode 1 for a fresh
 episode seed (the hash of a tuple of ints is the same in every process).
@@ -24,7 +25,7 @@ import numpy as np
 with contextlib.redirect_stderr(io.StringIO()):  # crafter imports legacy gym, which prints a banner
     import crafter
 from crafter import constants, objects
-from playbench.suites.crafter import fastgen
+from playbench.suites.crafter import fastgen, worldcache
 
 #: Crafter's internal action names in index order.
 ACTION_NAMES: tuple[str, ...] = tuple(constants.actions)
@@ -43,17 +44,18 @@ class CrafterEngine(crafter.Env):
 
     ``render_images=False`` skips all rendering but burns the night-noise draw exactly as the
     renderer would, so trajectories are identical to ``render_images=True``. ``fast_worldgen``
-    selects the faster (identical) world generator; ``stable_order=False`` restores the stock,
-    non-reproducible chunk balancing (only for demonstrating the bug).
+    selects the faster (identical) world generator and ``world_cache`` the cache of generated worlds;
+    ``stable_order=False`` restores the stock, non-reproducible chunk balancing (only to show the bug).
     """
 
     def __init__(self, *, area: tuple[int, int] = (64, 64), view: tuple[int, int] = (9, 9),
                  size: tuple[int, int] = (64, 64), reward: bool = True, length: int | None = 10000,
                  seed: int = 0, render_images: bool = True, fast_worldgen: bool = True,
-                 stable_order: bool = True) -> None:
+                 stable_order: bool = True, world_cache: bool = True) -> None:
         super().__init__(area=area, view=view, size=size, reward=reward, length=length, seed=int(seed))
         self.render_images = render_images
         self.fast_worldgen = fast_worldgen
+        self.world_cache = world_cache and fast_worldgen
         self.stable_order = stable_order
         grid = np.array(self._local_view._grid)
         unit = np.array(self._size) // np.array(self._view)
@@ -79,13 +81,20 @@ class CrafterEngine(crafter.Env):
         center = (self._world.area[0] // 2, self._world.area[1] // 2)
         self._episode += 1
         self._step = 0
-        self._world.reset(seed=hash((self._seed, self._episode)) % (2**31 - 1))
+        world_seed = hash((self._seed, self._episode)) % (2**31 - 1)
+        self._world.reset(seed=world_seed)
         self._update_time()
         self._player = objects.Player(self._world, center)
         self._last_health = self._player.health
         self._world.add(self._player)
         self._unlocked = set()
-        fastgen.generate_world(self._world, self._player)
+        cached = worldcache.load(world_seed, self._area) if self.world_cache else None
+        if cached is not None:
+            worldcache.restore(self._world, self._player, cached)
+        else:
+            fastgen.generate_world(self._world, self._player)
+            if self.world_cache:
+                worldcache.store(world_seed, self._area, worldcache.snapshot(self._world))
         return self._obs()
 
     # -- stepping --------------------------------------------------------------------------------

@@ -69,11 +69,6 @@ class OraclePolicy:
         materials, _ = self.world.nearby(self.player.pos, 1)
         return name in materials
 
-    def _close(self, grid: np.ndarray, reach: int = 6) -> bool:
-        """Whether some cell of ``grid`` lies within ``reach`` (Manhattan) of the player."""
-        xs, ys = np.nonzero(grid)
-        return bool(len(xs)) and int((np.abs(xs - self.pos[0]) + np.abs(ys - self.pos[1])).min()) <= reach
-
     def _has(self, uses: dict[str, int]) -> bool:
         return all(self.inv[k] >= v for k, v in uses.items())
 
@@ -187,17 +182,14 @@ class OraclePolicy:
             if cell in self.kinds.get("zombie", []) or cell in self.kinds.get("skeleton", []):
                 self._shelter = []
                 return DO if cell == self.front else move
-        night = self.world.daylight < 0.3 and self.inv["wood_pickaxe"] > 0
-        fed = self.inv["food"] >= 3 and self.inv["drink"] >= 3
-        if not night and self.inv["energy"] >= 3:
+        if self.inv["energy"] >= 3 and not self._shelter:
             self._tired = 0
-        if self.inv["energy"] < 3 or self._shelter or (night and fed and self._tired <= 40):
+        if self.inv["energy"] < 3 or self._shelter:
             return self._sleep(rng)
-        water, cows = self._is("water"), self._objects("cow")
-        if self.inv["drink"] < 4 or "collect_drink" not in self.unlocked or (self.inv["drink"] < 7 and self._close(water)):
-            return self._seek(water, rng)
-        if self.inv["food"] < 4 or "eat_cow" not in self.unlocked or (self.inv["food"] < 7 and self._close(cows)):
-            return self._seek(cows, rng)
+        if self.inv["drink"] < 4 or "collect_drink" not in self.unlocked:
+            return self._seek(self._is("water"), rng)
+        if self.inv["food"] < 4 or "eat_cow" not in self.unlocked:
+            return self._seek(self._objects("cow"), rng)
         ripe = [p for p in self.plants if getattr(self.world[p][1], "ripe", False)]
         if ripe and "eat_plant" not in self.unlocked:
             grid = np.zeros(self.mat.shape, bool)

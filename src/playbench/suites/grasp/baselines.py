@@ -31,8 +31,11 @@ def _nearest_energy(
     grid: Grid, energy: dict[tuple[int, int], int], pos: tuple[int, int], moves: tuple[str, ...],
     rng: np.random.Generator,
 ) -> list[str] | None:
-    """BFS from ``pos`` with the neighbour order shuffled at every expansion; cells are marked visited when
-    dequeued; the first dequeued cell holding energy ends the search (the current cell counts)."""
+    """The moves to the nearest energy by BFS from ``pos`` (the current cell counts).
+
+    The neighbour order is shuffled at every expansion; cells are marked visited when dequeued; the first
+    dequeued cell holding energy ends the search.
+    """
     queue: deque[tuple[tuple[int, int], list[str]]] = deque([(pos, [])])
     visited: set[tuple[int, int]] = set()
     while queue:
@@ -52,8 +55,9 @@ def _nearest_energy(
 
 
 def greedy(grid: Grid, constraints: Constraints, rng: np.random.Generator, planner: Planner = "fixed") -> list[str]:
-    """Greedy search (§8.2): go to the nearest energy and take it while the way back (retracing every move
-    made so far) still fits; then retrace and DROP.
+    """Greedy search (§8.2): take the nearest energy while the way back still fits, then retrace and DROP.
+
+    The way back retraces every move made so far (complements in reverse order), not a shortest path.
 
     ``planner="compat"`` reproduces the published plans: the planner's own diagonal moves do not move it, so
     under the 8-move set it believes it moved while standing still. ``fixed`` moves diagonally, and when no

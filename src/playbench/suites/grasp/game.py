@@ -57,6 +57,7 @@ class _GraspBase(Game):
         self.inst = make_instance(self.params, self.index, seed)
         self._score = 0.0
         self._done = False
+        self._completed = False
         self.manual = system_message(self.inst.blocked, self.inst.constraints, self.params.prompt)
         return self.inst
 

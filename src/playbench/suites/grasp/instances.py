@@ -89,8 +89,11 @@ def count(p: GraspParams) -> int:
 
 
 def default_episodes(p: GraspParams) -> int:
-    """Generated: one per selected setting x combination (160 unfiltered). Official: every selected instance
-    when ``indices`` is given, else the first 160 in episode order (grid index 0 of every file)."""
+    """The default episode count of the parameters.
+
+    Generated: one per selected setting x combination (160 unfiltered). Official: every selected instance
+    when ``indices`` is given, else the first 160 in episode order (grid index 0 of every file).
+    """
     if p.data is None:
         return count(p)
     total = count(p)

@@ -117,8 +117,11 @@ class _Search:
     # -- the bound ---------------------------------------------------------------------------------------
 
     def _tables(self, pos: int, T: int | None) -> tuple[list[int], list[int]]:
-        """For cell ``pos``: by R, the energy cells (bits) that can be taken and still brought to T within R
-        actions; and by distance d, the energy cells exactly d moves away (rings)."""
+        """Bit tables for cell ``pos``, cached.
+
+        By R: the energy cells that can be taken and still brought to T within R actions (T None: reached).
+        By d: the energy cells exactly d moves away (rings).
+        """
         key = (pos, T)
         got = self._table_cache.get(key)
         if got is None:
@@ -307,7 +310,7 @@ class _Search:
 def solve(
     grid: Grid, constraints: Constraints, scoring: Scoring = "fixed", budget: int = BUDGET, cache: dict | None = None
 ) -> Solution:
-    """The best plan under ``scoring`` (highest energy; among equals, the fewest actions).
+    """The best plan under ``scoring`` (highest energy; ties met during the search go to the shorter plan).
 
     ``cache`` (a dict) keeps the distance tables of the last grid, which the 8 constraint combinations share.
     """

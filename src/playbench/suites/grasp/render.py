@@ -33,8 +33,10 @@ def render_grid(grid: Grid) -> str:
 def render_state(
     grid: Grid, energy: Sequence[Sequence[int]], pos: tuple[int, int], carried: int, used: int, budget: int
 ) -> str:
-    """The interactive view: the grid as it is now (``A`` = the agent, ``E`` one unit, a digit for 2-9 units,
-    ``*`` for 10 or more), then the agent's position, load and the steps used."""
+    """The interactive view: the grid as it is now, then the agent's position, load and the steps used.
+
+    ``A`` is the agent, ``E`` one unit, a digit 2-9 units, ``*`` ten or more.
+    """
 
     def cell(r: int, c: int) -> str:
         if (r, c) == pos:

@@ -95,8 +95,8 @@ class SkeletonBuilder:
                         labels = tuple(step[_LABEL_FIELD[k]] for k in LABELS)
                         if text:
                             payload = json.dumps(step)
-                            first.append((payload, "[" + frag, *labels))
-                            add.append((", " + payload, ", " + frag, *labels))
+                            first.append(((payload,), "[" + frag, *labels))
+                            add.append(((", " + payload,), ", " + frag, *labels))
                         else:
                             first.append(((step,), "[" + frag, *labels))
                             add.append(((step,), ", " + frag, *labels))
@@ -237,11 +237,14 @@ class SkeletonBuilder:
             count = 0
             for k, part in groups:
                 count += len(part)
-                mid = f'"diff_shortest": {k - shortest}, "path_details": ['
+                head_mid = f'{head}"diff_shortest": {k - shortest}, "path_details": ['
                 tail = f'], "step_count": {k}, "id": "'
-                for json_text, id_text, a, b, c, e in part:
+                for json_texts, id_text, a, b, c, e in part:
+                    # pieces, not one f-string: the long path_details text is then copied once, by the final join
+                    df_lines.append(head_mid)
+                    df_lines += json_texts
                     df_lines.append(
-                        f'{head}{mid}{json_text}{tail}{sha((id_text + "]").encode()).hexdigest()}", '
+                        f'{tail}{sha((id_text + "]").encode()).hexdigest()}", '
                         f'"{l0}": {a}, "{l1}": {b}, "{l2}": {c}, "{l3}": {e}}}\n'
                     )
                     if a < m0:

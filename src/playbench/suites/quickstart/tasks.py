@@ -8,6 +8,7 @@ MEMBERS: list[tuple[str, dict]] = [
     ("smartplay/hanoi-3", {"episodes": 3}),
     ("mango/df", {"episodes": 4}),
     ("mango/rf", {"episodes": 4}),
+    ("grasp/energy", {"episodes": 8}),
 ]
 
 register_group("quickstart", "a small offline sample of every suite (the README's default run)", MEMBERS)

@@ -8,7 +8,7 @@ blocked are remembered and avoided; locked doors are avoided while another way e
 Without a survey the same navigator explores: nearest unvisited walkable cell next to unexplored stone.
 """
 
-from collections import deque
+import heapq
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,7 @@ import numpy as np
 # NetHack 3.6 cmap indices
 _OPEN_DOORS, _CLOSED_DOORS = (13, 14), (15, 16)
 _STONE, _DNSTAIR = 0, 24
+_LOCKED_COST = 8  # extra steps a locked door is worth (kick + direction, often repeated)
 # doorways, open/closed doors, floor (lit/dark), corridors, stairs, ladders, altar, grave, throne, sink, fountain
 _WALKABLE_CMAP = np.array([12, 13, 14, 15, 16, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31])
 _MOVES = {
@@ -76,6 +77,7 @@ class Navigator:
         self.seen_walk: np.ndarray | None = None
         self.searched: set[Cell] = set()
         self.tries: dict[Cell, int] = {}
+        self.hidden_searches: dict[tuple[Cell, Cell], int] = {}
         self.prev_here: Cell | None = None
         self.recent: list[Cell] = []
 
@@ -94,6 +96,9 @@ class Navigator:
             unknown = cmap == _STONE
             cmap = np.where(unknown, self.survey.cmap, cmap)
             walk = np.where(unknown, self.survey.walk, walk)
+        if self.seen_cmap is not None:
+            # under the player, a monster or an object: the terrain last seen there
+            cmap = np.where(cmap == -1, self.seen_cmap, cmap)
         # remember (for a survey) the last non-stone view of every cell
         if self.seen_cmap is None:
             self.seen_cmap, self.seen_walk = cmap.copy(), walk.copy()
@@ -109,9 +114,16 @@ class Navigator:
         here = (int(obs["blstats"][0]), int(obs["blstats"][1]))
         if self.pending:
             return self.pending.pop(0)
+        real_cmap = _grid(glyphs, self.cmap_off)[1]
         walk, cmap = self._known(glyphs)
         if self.last is not None and self.last[0] == here:
             tx, ty = self.last[1]
+            hidden = self.survey is not None and int(real_cmap[ty, tx]) == _STONE
+            if hidden and self.can_search:
+                # the survey walked there: a hidden passage or door not found yet in this game
+                self.hidden_searches[self.last] = self.hidden_searches.get(self.last, 0) + 1
+                self.pending = ["search"] * 4 + [self.last_name]
+                return self.pending.pop(0)
             if int(cmap[ty, tx]) in _CLOSED_DOORS:
                 self.locked.add((tx, ty))  # avoid it while another way exists; kick it otherwise
             elif int(cmap[ty, tx]) in _OPEN_DOORS:
@@ -137,30 +149,35 @@ class Navigator:
         def door(cell: Cell) -> bool:
             return int(cmap[cell[1], cell[0]]) in (*_OPEN_DOORS, *_CLOSED_DOORS)
 
-        def search(allow_locked: bool) -> tuple[dict[Cell, tuple[Cell, str] | None], Cell | None]:
+        def search(allow_locked: bool = True) -> tuple[dict[Cell, tuple[Cell, str] | None], Cell | None]:
+            # Dijkstra: a step costs 1, entering a locked door costs extra (kicks take several tries)
             parent: dict[Cell, tuple[Cell, str] | None] = {here: None}
-            todo = deque([here])
-            while todo:
-                cell = todo.popleft()
+            dist = {here: 0}
+            heap = [(0, 0, here)]
+            order = 0
+            while heap:
+                d, _, cell = heapq.heappop(heap)
+                if d > dist[cell]:
+                    continue
                 if cell != here and is_goal(cell):
                     return parent, cell
                 for name, (dx, dy) in self.moves.items():
                     nxt = (cell[0] + dx, cell[1] + dy)
-                    if not (0 <= nxt[0] < width and 0 <= nxt[1] < height) or nxt in parent:
+                    if not (0 <= nxt[0] < width and 0 <= nxt[1] < height):
                         continue
                     if not walk[nxt[1], nxt[0]] or (cell, nxt) in self.blocked:
                         continue
-                    if nxt in self.locked and not allow_locked:
-                        continue
                     if dx and dy and (door(cell) or door(nxt)):
                         continue  # no diagonal moves through doors
-                    parent[nxt] = (cell, name)
-                    todo.append(nxt)
+                    step = 1 + (_LOCKED_COST if nxt in self.locked else 0)
+                    if d + step < dist.get(nxt, 1 << 30):
+                        dist[nxt] = d + step
+                        parent[nxt] = (cell, name)
+                        order += 1
+                        heapq.heappush(heap, (d + step, order, nxt))
             return parent, None
 
-        parent, found = search(False)
-        if found is None and self.locked:
-            parent, found = search(True)
+        parent, found = search()
         if found is None and self.exploring and self.can_search:
             # nothing left to explore: look for hidden passages at corridor dead ends
             def is_goal(cell: Cell) -> bool:  # noqa: F811
@@ -171,7 +188,7 @@ class Navigator:
                 self.last = None
                 self.pending = ["search"] * 9
                 return "search"
-            parent, found = search(True)
+            parent, found = search()
         if found is None:
             self.last = None
             if self.exploring:

@@ -45,6 +45,7 @@ class TextWorldGame(BalrogGame):
         step_limit: str = "engine",
         root: Path | None = None,
         settings: dict[str, Any] | None = None,
+        generate_all: bool = True,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -55,6 +56,7 @@ class TextWorldGame(BalrogGame):
         self.engine_limit = TEXTWORLD_PROMPT_STEPS[task] if step_limit == "prompt" else STEP_LIMITS["textworld"]
         self.root = root
         self.settings = settings
+        self.generate_all = generate_all
         self.seed_used = game_seed(index, n_games, compat)
         self._entry: dict[str, Any] = {}
         self._env: Any = None
@@ -79,8 +81,10 @@ class TextWorldGame(BalrogGame):
         import textworld
 
         if not self._entry:
-            seeds = list(range(1, self.n_games + 1))
-            self._entry = ensure_games(self.task, seeds, self.root, settings=self.settings)[self.seed_used - 1]
+            # The whole set is generated on first use (in parallel); generate_all=False makes only this game.
+            seeds = list(range(1, self.n_games + 1)) if self.generate_all else [self.seed_used]
+            entries = ensure_games(self.task, seeds, self.root, settings=self.settings)
+            self._entry = entries[seeds.index(self.seed_used)]
         path = task_dir(self.task, self.root, self.settings) / self._entry["file"]
         # Admissible commands cost ~3x per step; they are only tracked once the random policy asks.
         infos = textworld.EnvInfos(

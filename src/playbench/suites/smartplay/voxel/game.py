@@ -48,6 +48,7 @@ class MinecraftGame(SmartPlayGame):
         self.player: physics.Player | None = None
         self.reached: int | None = None
         self.spawn_biome = -1
+        self.spawn = (0.0, 0.0, 0.0)
         self._explorer: Any = None
 
     def _reset(self) -> str:
@@ -55,6 +56,7 @@ class MinecraftGame(SmartPlayGame):
         x, y, z = self.world.spawn_point()
         self.player = physics.Player(x, y, z, yaw=0.0, pitch=0.0)
         self.spawn_biome = self.world.biome(x, z)
+        self.spawn = (x, y, z)
         self.reached = None
         self._explorer = None
         return observe(self.world, self.player, self.compat)
@@ -105,6 +107,7 @@ class MinecraftGame(SmartPlayGame):
             "task": f"creative:{self.creative}",
             "goal_word": self.goal_word,
             "goal_biomes": sorted(self.goals),
+            "spawn": list(self.spawn),
             "spawn_biome": BIOME_NAMES.get(self.spawn_biome),
             "spawned_in_goal_biome": self.spawn_biome in self.goals,
         }

@@ -13,13 +13,9 @@ from playbench.suites.smartplay.voxel.worldgen import (
     Region,
     biome_at,
     block_in,
-    blocks_of,
+    blocks_from,
     generate_region,
 )
-
-#: Column fields the vectorized look-ups need.
-VIEW_FIELDS = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi", "vine_lo",
-               "vine_hi")
 
 #: Mob bounding boxes (width, height) in blocks.
 MOB_SIZE: dict[str, tuple[float, float]] = {
@@ -35,7 +31,8 @@ class World:
         self.seed = int(seed)
         self.regions: dict[tuple[int, int], Region] = {}
         self._view_key: tuple[int, int] | None = None
-        self._view: dict[str, np.ndarray] = {}
+        self._view = np.zeros((0, 0, 0), dtype=np.int16)
+        self._view_base = self._view_ceil = np.zeros(0, dtype=np.int16)
         self._view_origin = (0, 0)
         self._columns: dict[tuple[int, int], tuple[int, ...]] = {}
 
@@ -76,35 +73,28 @@ class World:
 
     # -- the 3×3-region view used by the vectorized look-ups ------------------------------------------
 
-    def view(self, x: float, z: float) -> tuple[dict[str, np.ndarray], tuple[int, int]]:
-        """Column arrays of the 3×3 regions around (x, z) (192×192 columns) and their origin."""
+    def view(self, x: float, z: float) -> tuple[np.ndarray, tuple[int, int]]:
+        """Packed columns ([x, z, field]) of the 3×3 regions around (x, z), 192×192 columns, and their origin."""
         key = (math.floor(x) // REGION, math.floor(z) // REGION)
         if key != self._view_key:
             rx, rz = key
-            parts = [[self.region(rx + i, rz + j).cols for j in (-1, 0, 1)] for i in (-1, 0, 1)]
-            self._view = {
-                f: np.concatenate([np.concatenate([p[f] for p in row], axis=1) for row in parts], axis=0)
-                for f in VIEW_FIELDS
-            }
-            v = self._view
-            # Below ``base`` every block is ground or water (never air); above ``ceil`` every block is air.
-            v["base"] = np.maximum(v["height"], SEA)
-            v["ceil"] = np.maximum.reduce([v["base"], v["feat_hi"], v["leaf_hi"], v["vine_hi"]])
+            rows = [np.concatenate([self.region(rx + i, rz + j).packed for j in (-1, 0, 1)], axis=1)
+                    for i in (-1, 0, 1)]
+            self._view = np.concatenate(rows, axis=0)
+            self._view_base = np.ascontiguousarray(self._view[:, :, -2]).ravel()
+            self._view_ceil = np.ascontiguousarray(self._view[:, :, -1]).ravel()
             self._view_origin = ((rx - 1) * REGION, (rz - 1) * REGION)
             self._view_key = key
         return self._view, self._view_origin
 
     def blocks(self, x: np.ndarray, y: np.ndarray, z: np.ndarray, cx: float, cz: float) -> np.ndarray:
-        """Block ids at integer points near (cx, cz); points outside the 3×3-region view read as air."""
+        """Block ids at integer points near (cx, cz) (points beyond the 3×3-region view are clamped to it)."""
         view, (ox, oz) = self.view(cx, cz)
-        i, j = x - ox, z - oz
         n = 3 * REGION
-        inside = (i >= 0) & (i < n) & (j >= 0) & (j < n)
-        out = np.zeros(np.shape(x), dtype=np.uint8)
-        if inside.all():
-            return blocks_of(view, (i, j), y)
-        out[inside] = blocks_of(view, (i[inside], j[inside]), y[inside])
-        return out
+        i = np.clip(np.asarray(x) - ox, 0, n - 1)
+        j = np.clip(np.asarray(z) - oz, 0, n - 1)
+        shape = i.shape
+        return blocks_from(view[i.ravel(), j.ravel()], np.asarray(y).ravel()).reshape(shape)
 
     def first_hits(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For rays sampled at ``pts`` [ray, sample, xyz]: index of the first non-air sample and its block.
@@ -119,21 +109,21 @@ class World:
         j = np.clip(fl[..., 2] - oz, 0, n - 1)
         y = fl[..., 1]
         flat = i * n + j
-        base = view["base"].ravel()[flat]
+        base = self._view_base[flat]
         ground = y <= base
-        gidx = np.where(ground.any(axis=1), ground.argmax(axis=1), pts.shape[1])
-        cand = (y > base) & (y <= view["ceil"].ravel()[flat]) & (np.arange(pts.shape[1])[None, :] < gidx[:, None])
+        samples = pts.shape[1]
+        gidx = np.where(ground.any(axis=1), ground.argmax(axis=1), samples)
+        cand = (y > base) & (y <= self._view_ceil[flat]) & (np.arange(samples)[None, :] < gidx[:, None])
         first = gidx.copy()
         if cand.any():
             r, k = np.nonzero(cand)
-            ids = blocks_of(view, (i[r, k], j[r, k]), y[r, k])
+            ids = blocks_from(view[i[r, k], j[r, k]], y[r, k])
             hit = ids != bk.AIR
-            r, k = r[hit], k[hit]
-            np.minimum.at(first, r, k)
+            np.minimum.at(first, r[hit], k[hit])
         rows = np.arange(pts.shape[0])
-        found = first < pts.shape[1]
-        kk = np.minimum(first, pts.shape[1] - 1)
-        ids = blocks_of(view, (i[rows, kk], j[rows, kk]), y[rows, kk])
+        found = first < samples
+        kk = np.minimum(first, samples - 1)
+        ids = blocks_from(view[i[rows, kk], j[rows, kk]], y[rows, kk])
         return np.where(found, first, -1), np.where(found, ids, bk.AIR).astype(np.uint8)
 
     # -- spawn and mobs --------------------------------------------------------------------------------

@@ -11,12 +11,12 @@ import numpy as np
 from scipy import ndimage
 
 from playbench.suites.smartplay.voxel import blocks as bk
-from playbench.suites.smartplay.voxel.noise import fbm, hash01
+from playbench.suites.smartplay.voxel.noise import fbm, fbm_stack, hash01
 
 SEA = 62
 Y0, NY = 32, 96  # terrain heights are kept within [Y0 + 2, Y0 + NY - 16]
 REGION = 64
-PAD = 6  # trees near a region's edge are decided on padded columns so neighbours agree
+PAD = 4  # trees near a region's edge are decided on padded columns so neighbours agree
 
 OCEAN, PLAINS, DESERT, EXTREME_HILLS, FOREST, TAIGA, SWAMP, RIVER = 0, 1, 2, 3, 4, 5, 6, 7
 FROZEN_OCEAN, FROZEN_RIVER, ICE_PLAINS, MUSHROOM_ISLAND, BEACH, JUNGLE, DEEP_OCEAN = 10, 11, 12, 14, 16, 21, 24
@@ -80,16 +80,13 @@ _FIELDS = ("cont", "temp", "humid", "weird", "river", "hills", "mush", "detail")
 
 def _raw_fields(seed: int, x: np.ndarray, z: np.ndarray) -> np.ndarray:
     """The noise fields at points (stacked on a new first axis, in ``_FIELDS`` order)."""
-    return np.stack([
-        _uniform(fbm(x, z, 900.0, 3, seed + 1), _Q3),
-        _uniform(fbm(x, z, 420.0, 2, seed + 2), _Q2),
-        _uniform(fbm(x, z, 420.0, 2, seed + 3), _Q2),
-        _uniform(fbm(x, z, 300.0, 2, seed + 4), _Q2),
-        fbm(x, z, 350.0, 2, seed + 5),
-        _uniform(fbm(x, z, 260.0, 2, seed + 6), _Q2),
-        _uniform(fbm(x, z, 140.0, 2, seed + 7), _Q2),
-        fbm(x, z, 48.0, 3, seed + 8),
-    ])
+    raw = fbm_stack(x, z, [(900.0, 3, seed + 1), (420.0, 2, seed + 2), (420.0, 2, seed + 3), (300.0, 2, seed + 4),
+                           (350.0, 2, seed + 5), (260.0, 2, seed + 6), (140.0, 2, seed + 7), (48.0, 3, seed + 8)])
+    out = raw.copy()
+    out[0] = _uniform(raw[0], _Q3)
+    for k in (1, 2, 3, 5, 6):
+        out[k] = _uniform(raw[k], _Q2)
+    return out
 
 
 def _grid_fields(seed: int, x0: int, z0: int, nx: int, nz: int, step: int = 1) -> np.ndarray:
@@ -200,6 +197,11 @@ def biome_at(seed: int, x: np.ndarray, z: np.ndarray) -> np.ndarray:
 _SCALAR = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi", "vine_lo",
            "vine_hi", "biome")
 
+#: Fields of a region's packed array: the column description plus ``base`` (below it every block is ground
+#: or water) and ``ceil`` (above it every block is air).
+PACKED = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi", "vine_lo",
+          "vine_hi", "base", "ceil")
+
 #: The per-column arrays a region stores (see ``block_in``).
 COLUMN_FIELDS = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi",
                  "vine_lo", "vine_hi", "biome")
@@ -219,6 +221,7 @@ class Region:
     rz: int
     cols: dict[str, np.ndarray]
     mobs: list[list]
+    packed: np.ndarray  # [x, z, field] int16 in PACKED order, for the vectorized look-ups
     _tuples: list[tuple[int, ...]] | None = None
 
     def column(self, i: int, j: int) -> tuple[int, ...]:
@@ -350,22 +353,22 @@ def generate_region(seed: int, rx: int, rz: int) -> Region:
             mz = min(max(z + int(rng.integers(-3, 4)), 0), REGION - 1)
             if h_in[mx, mz] >= SEA:
                 mobs.append([kind, rx * REGION + mx + 0.5, float(h_in[mx, mz] + 1), rz * REGION + mz + 0.5])
-    return Region(rx, rz, cols, mobs)
+    base = np.maximum(cols["height"], SEA)
+    ceil = np.maximum.reduce([base, cols["feat_hi"], cols["leaf_hi"], cols["vine_hi"]])
+    packed = np.stack([cols[f] for f in PACKED[:-2]] + [base, ceil], axis=-1).astype(np.int16)
+    return Region(rx, rz, cols, mobs, packed)
 
 
-def blocks_of(c: dict[str, np.ndarray], idx: tuple[np.ndarray, np.ndarray], y: np.ndarray) -> np.ndarray:
-    """Block ids at integer heights ``y`` of the columns ``idx`` of the column arrays ``c`` (vectorized)."""
-    h = c["height"][idx]
+def blocks_from(rows: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Block ids at integer heights ``y`` of packed column rows ``rows`` ([point, field], PACKED order)."""
+    h, top, fill, frozen, feat, flo, fhi, llo, lhi, vlo, vhi = (rows[:, k] for k in range(11))
     depth = h - y
-    ground = np.where(depth == 0, c["top"][idx], np.where(depth < 4, c["fill"][idx], bk.STONE))
-    fl, fh = c["feat_lo"][idx], c["feat_hi"][idx]
-    water = np.where((y == SEA) & c["frozen"][idx], bk.ICE, bk.WATER)
-    return np.select(
-        [depth >= 0, (y >= fl) & (y <= fh), (y >= c["leaf_lo"][idx]) & (y <= c["leaf_hi"][idx]),
-         (y >= c["vine_lo"][idx]) & (y <= c["vine_hi"][idx]), y <= SEA],
-        [ground, c["feat"][idx], bk.LEAVES, bk.VINES, water],
-        bk.AIR,
-    ).astype(np.uint8)
+    out = np.where(y <= SEA, np.where((y == SEA) & (frozen != 0), bk.ICE, bk.WATER), bk.AIR)
+    out = np.where((y >= vlo) & (y <= vhi), bk.VINES, out)
+    out = np.where((y >= llo) & (y <= lhi), bk.LEAVES, out)
+    out = np.where((y >= flo) & (y <= fhi), feat, out)
+    ground = np.where(depth == 0, top, np.where(depth < 4, fill, bk.STONE))
+    return np.where(depth >= 0, ground, out).astype(np.uint8)
 
 
 def column_of(c: dict[str, np.ndarray], i: int, j: int) -> tuple[int, ...]:
