@@ -11,7 +11,6 @@ import secrets
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-
 from typing import Any
 
 import numpy as np
