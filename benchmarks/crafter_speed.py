@@ -16,14 +16,18 @@ and the world-generation time per reset, stock vs playbench (same worlds). Usage
 import argparse
 import contextlib
 import io
+import os
 import statistics
+import tempfile
 import time
 
 import numpy as np
 
+os.environ.setdefault("PLAYBENCH_CRAFTER_WORLDS", tempfile.mkdtemp(prefix="crafter-worlds-"))
 with contextlib.redirect_stderr(io.StringIO()):  # gym's unmaintained-package banner
     import crafter
 
+from playbench.suites.crafter import worldcache
 from playbench.suites.crafter.engine import CrafterEngine
 from playbench.suites.crafter.games import BalrogCrafter, SmartPlayCrafter
 from playbench.suites.crafter.params import BalrogCrafterParams, SmartPlayCrafterParams
@@ -78,18 +82,27 @@ def main() -> None:
     for name, rate in rows:
         print(f"  {name:<55} {rate:8.0f} steps/s   x{rate / base:4.1f} vs stock")
 
-    stock_times, fast_times = [], []
+    times: dict[str, list[float]] = {"stock": [], "fast": [], "store": [], "disk": [], "memory": []}
     for k in range(args.resets):
-        env = crafter.Env(seed=args.seed + k)
+        seed = args.seed + 1000 + k  # worlds not generated above
+        env = crafter.Env(seed=seed)
         start = time.perf_counter()
         env.reset()
-        stock_times.append(time.perf_counter() - start)
-        engine = CrafterEngine(seed=args.seed + k, render_images=False)
-        start = time.perf_counter()
-        engine.reset()
-        fast_times.append(time.perf_counter() - start)
-    s, f = statistics.mean(stock_times), statistics.mean(fast_times)
-    print(f"World generation per reset (mean of {args.resets}): stock {s:.3f} s, playbench {f:.3f} s (x{s / f:.1f})")
+        times["stock"].append(time.perf_counter() - start)
+        for name, cache in (("fast", False), ("store", True), ("disk", True), ("memory", True)):
+            if name == "disk":
+                worldcache.clear_memory()
+            engine = CrafterEngine(seed=seed, render_images=False, world_cache=cache)
+            start = time.perf_counter()
+            engine.reset()
+            times[name].append(time.perf_counter() - start)
+        worldcache.clear_memory()
+    mean = {name: statistics.mean(values) for name, values in times.items()}
+    print(f"World generation per reset (mean of {args.resets} new worlds):")
+    print(f"  stock crafter                         {mean['stock']:.3f} s")
+    print(f"  playbench, generated (fastgen)        {mean['fast']:.3f} s   x{mean['stock'] / mean['fast']:.1f}")
+    print(f"  playbench, cached world (disk)        {mean['disk']:.3f} s   x{mean['stock'] / mean['disk']:.0f}")
+    print(f"  playbench, cached world (memory)      {mean['memory']:.3f} s   x{mean['stock'] / mean['memory']:.0f}")
 
 
 if __name__ == "__main__":

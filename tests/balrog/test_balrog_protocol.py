@@ -100,3 +100,27 @@ def test_group_balrog_all():
     envs = [m.split("/")[1] for m in members]
     order = [e for e in protocol.ENVS if e in envs]
     assert sorted(set(envs), key=order.index) == list(dict.fromkeys(envs))
+
+
+def test_resume_replays_exactly_the_missing_episode(tmp_path):
+    """§11.12 (fixed): a deleted episode is played again with the same seed and the same result."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).with_name("playbench")
+    subprocess.run([str(exe), "eval", "balrog/babyai/open", "--agent", "oracle", "--episodes", "3",
+                    "--log-dir", str(tmp_path), "--quiet"], check=True, capture_output=True)
+    run = next(p for p in tmp_path.iterdir() if p.is_dir())
+    lines = (run / "episodes.jsonl").read_text().splitlines()
+    before = {json.loads(line)["index"]: json.loads(line) for line in lines}
+    kept = [line for line in lines if json.loads(line)["index"] != 1]
+    (run / "episodes.jsonl").write_text("\n".join(kept) + "\n")
+    subprocess.run([str(exe), "eval", "--resume", str(run), "--quiet"], check=True, capture_output=True)
+    after = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
+    replayed = [r for r in after if r["index"] == 1]
+    assert len(after) == 3 and len(replayed) == 1
+    strip = ("timing", "trajectory")
+    assert {k: v for k, v in replayed[0].items() if k not in strip} == {
+        k: v for k, v in before[1].items() if k not in strip}

@@ -31,12 +31,9 @@ def test_oracle_solves_mazewalk_9x9() -> None:
     assert all(r.score == r.completion for r in records)
 
 
-def test_oracle_on_corridor_r3_beats_random() -> None:
-    # Partial-information exploration within 100 engine steps: ~30% (see docs/suites/nethack.md); the
-    # spec's 90% target is not reached, this guards the measured level.
-    oracle = _play("balrog/minihack/corridor-r3", "oracle", 20)
-    random = _play("balrog/minihack/corridor-r3", "random", 20)
-    assert sum(r.completion for r in oracle) >= 4 > sum(r.completion for r in random)
+def test_oracle_solves_corridor_r3() -> None:
+    records = _play("balrog/minihack/corridor-r3", "oracle", 20)
+    assert sum(r.completion for r in records) / 20 >= 0.9
 
 
 def test_oracle_solves_every_generated_boxoban_level() -> None:

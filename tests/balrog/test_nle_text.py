@@ -115,6 +115,28 @@ def test_hybrid_text_matches_the_verified_mazewalk_example() -> None:
     engine.close()
 
 
+def test_hybrid_text_matches_the_verified_nethack_example() -> None:
+    engine = Engine("NetHackChallenge-v0")
+    engine.nle.seed(3, 3, reseed=False)
+    obs = engine.reset()
+    long_term, short_term = render.contexts(engine.language_obs(obs), engine.message(obs), obs, "text")
+    assert long_term.startswith(
+        "message:\nHello Agent, welcome to NetHack!  You are a neutral female human Monk.\n\n"
+        "language observation:\nhorizontal wall near north and south\nnortheast room corner near northeast\n"
+        "vertical wall near east\nsoutheast corner near southeast\ndark area near west and northwest\n"
+        "vertical wall very near southwest\ndoorway very near west and northwest\ntame kitten adjacent northeast\n\n"
+        "cursor:\nYourself a monk\n(x=58, y=6)\n\nmap:\n"
+    )
+    assert long_term.endswith(
+        "Agent the Candidate            St:18 Dx:12 Co:12 In:9 Wi:13 Ch:15 Neutral S:0   \n"
+        "Dlvl:1 $:0 HP:14(14) Pw:5(5) AC:4 Xp:1/0 T:1                                    \n\n"
+    )
+    assert short_term.startswith(
+        "inventory:\na: an uncursed +2 pair of leather gloves (being worn)\nb: an uncursed +1 robe (being worn)\n"
+    )
+    engine.close()
+
+
 @pytest.mark.parametrize("env_id", ["MiniHack-Quest-Easy-v0", "NetHackChallenge-v0"])
 def test_language_text_equals_the_wrappers_own_output(env_id: str) -> None:
     gym = modules()["gym"]

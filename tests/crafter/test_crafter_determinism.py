@@ -15,11 +15,11 @@ import os
 import subprocess
 import sys
 
+import crafter
 import numpy as np
 import opensimplex
 import pytest
 
-import crafter
 from playbench.suites.crafter import worldcache
 from playbench.suites.crafter.engine import CrafterEngine, StableOrderEnv, world_fingerprint
 from playbench.suites.crafter.fastgen import FastSimplex

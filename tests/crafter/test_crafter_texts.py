@@ -11,8 +11,8 @@ os.environ.setdefault("PLAYBENCH_CRAFTER_WORLDS", tempfile.mkdtemp(prefix="playb
 import math
 
 import pytest
-
 from crafter import constants
+
 from playbench.suites.crafter import describe
 from playbench.suites.crafter.engine import CrafterEngine
 from playbench.suites.crafter.games import BalrogCrafter, SmartPlayCrafter

@@ -137,3 +137,40 @@ def test_context_overflow_from_server_is_not_retried() -> None:
         with pytest.raises(ContextOverflowError):
             asyncio.run(model.generate([Message("user", "x")]))
         assert srv.stats.requests == 1
+
+
+def test_fast_client_framing_over_real_sockets() -> None:
+    from playbench.models.http import FastClient
+
+    replies = [
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n3\r\n 1}\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n{\"b\":2}",
+        b"HTTP/1.0 200 OK\r\n\r\n{\"c\":3}",
+    ]
+
+    async def go() -> list:
+        seen = []
+
+        async def handle(reader, writer) -> None:  # noqa: ANN001
+            while replies:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = int([h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")][0].split(b":")[1])
+                seen.append(await reader.readexactly(length))
+                reply = replies.pop(0)
+                writer.write(reply)
+                await writer.drain()
+                if reply.startswith(b"HTTP/1.0"):
+                    break
+            writer.close()
+
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        client = FastClient(timeout=5)
+        out = [json.loads((await client.post(f"http://127.0.0.1:{port}/x", {}, {"n": i})).content) for i in range(3)]
+        await client.aclose()
+        server.close()
+        return [out, seen]
+
+    out, seen = asyncio.run(go())
+    assert out == [{"a": 1}, {"b": 2}, {"c": 3}]
+    assert [json.loads(s) for s in seen] == [{"n": 0}, {"n": 1}, {"n": 2}]

@@ -25,6 +25,7 @@ import numpy as np
 with contextlib.redirect_stderr(io.StringIO()):  # crafter imports legacy gym, which prints a banner
     import crafter
 from crafter import constants, objects
+
 from playbench.suites.crafter import fastgen, worldcache
 
 #: Crafter's internal action names in index order.

@@ -11,8 +11,8 @@ gives an upper reference.
 from collections import deque
 
 import numpy as np
-
 from crafter import constants
+
 from playbench.suites.crafter.engine import CrafterEngine
 
 NOOP, DO, SLEEP = 0, 5, 6

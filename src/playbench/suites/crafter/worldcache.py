@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 import platformdirs
-
 from crafter import objects
 
 FORMAT = 1

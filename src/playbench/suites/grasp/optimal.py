@@ -184,9 +184,10 @@ class _Search:
 
     # -- the search --------------------------------------------------------------------------------------
 
-    def _offer(self, value: float, used: int, events: list[tuple[str, int]]) -> None:
+    def _offer(self, value: float, used: int, events: list[tuple[str, int]], last: tuple[str, int] | None) -> None:
         if value > self.best + _EPS or (abs(value - self.best) <= _EPS and used < self.best_used):
-            self.best, self.best_used, self.best_events = value, used, list(events)
+            self.best, self.best_used = value, used
+            self.best_events = events + [last] if last is not None else list(events)
 
     def run_fixed_T(self, T: int, bonus: int) -> None:
         """Search every plan that scores on cell T (the start under fixed scoring)."""
@@ -202,11 +203,11 @@ class _Search:
         # terminal options: go to T (and drop what is carried)
         if used + dpt <= self.budget and (bonus or delivered or carried):
             if carried and used + dpt + 1 <= self.budget:
-                self._offer(bonus + k - c * (used + dpt + 1), used + dpt + 1, events + [("drop", T)])
+                self._offer(bonus + k - c * (used + dpt + 1), used + dpt + 1, events, ("drop", T))
             elif self.scoring == "fixed":
-                self._offer(delivered - c * used, used, events)
+                self._offer(delivered - c * used, used, events, None)
             else:
-                self._offer(bonus + delivered - c * (used + dpt), used + dpt, events + [("go", T)])
+                self._offer(bonus + delivered - c * (used + dpt), used + dpt, events, ("go", T))
         key = (pos, mask, carried)
         seen = self.memo.get(key)
         if seen is not None and seen <= used:
@@ -246,13 +247,13 @@ class _Search:
         c = self.cost
         R = self.budget - used
         if k and R >= 1:
-            self._offer(k - c * (used + 1), used + 1, events + [("drop", pos)])
+            self._offer(k - c * (used + 1), used + 1, events, ("drop", pos))
         near = self._nearest_untaken(pos, mask)
         if near is not None:
             d, e = near
             extra = d + (1 if k else 0)
             if extra <= R:
-                self._offer(1 + k - c * (used + extra), used + extra, events + [("drop" if k else "go", e)])
+                self._offer(1 + k - c * (used + extra), used + extra, events, ("drop" if k else "go", e))
         key = (pos, mask)
         seen = self.memo.get(key)
         if seen is not None and seen <= used:

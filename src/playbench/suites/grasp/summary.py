@@ -52,4 +52,4 @@ def render(summary: dict) -> list:
     if not tables:
         return []
     columns = {f"{tid} ({t['scoring']})": t for tid, t in tables.items()}
-    return [render_table(columns, "GRASP (Table 1 layout): mean length / energy ± s.e.")]
+    return [render_table(columns, "GRASP (Table 1): length / energy ± s.e.")]

@@ -3,12 +3,12 @@
 Speed (spec §4.5 and the issue's ≥10× over ``networkx.all_simple_paths``): one iterative depth-first search per
 source over integer node ids. Every prefix of the search is itself a simple path from the source, i.e. a DF
 skeleton, so each search level carries the *expansions* of its node sequence over parallel edges (Cartesian
-product order, first hop slowest) together with their running id text, step JSON text and label maxima; a
-record then costs one string concatenation per hop plus one SHA-256. Per-edge strings are built once.
+product order, first hop slowest) together with their running id text, steps and label maxima; a record then
+costs one string and one tuple concatenation plus one SHA-256. Per-edge strings are built once, and file text is
+written as pieces joined once at the end.
 """
 
 import hashlib
-import json
 from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii as _quote  # what json.dumps uses for str (ASCII escapes)
 
@@ -22,7 +22,8 @@ _LABEL_FIELD = {
     "min_step_forward_answerable": "seen_in_forward_answerable",
     "min_step_total_answerable": "edge_min_step_answerable",
 }
-_BELOW = -(10**18)  # identity for the running maxima of an empty path (labels are step numbers ≥ 0)
+# a step's JSON (json.dumps defaults) when its six step fields are plain ints: the same text, without the encoder
+_STEP_JSON = "{{" + ", ".join(f'"{k}": {{}}' for k in ("prev_node", "node", "action", *STEP_FIELDS)) + "}}"
 
 
 def step_fragment(step: dict) -> str:
@@ -54,9 +55,9 @@ def _step(edge: dict) -> dict:
     return step
 
 
-# An expansion of a node sequence over parallel edges: (payload, id text so far, the four label maxima). The
-# payload is the tuple of step dicts (records) or the path_details JSON text so far (file text).
-_Expansion = tuple[object, str, int, int, int, int]
+# An expansion of a node sequence over parallel edges: (payload, id JSON bytes so far, the four label maxima). The
+# payload is the tuple of its step dicts (records) or of their JSON texts, with separators (file text).
+_Expansion = tuple[object, bytes, int, int, int, int]
 # Per target: (hops, expansions) of each simple node sequence, sorted stably by length.
 _Groups = list[tuple[int, list[_Expansion]]]
 # Adjacency of one node: (successor, expansions of the one-hop path, additions to extend a longer path) per
@@ -91,15 +92,18 @@ class SkeletonBuilder:
                 for d, steps in out.items():
                     first, add = [], []
                     for step in steps:
-                        frag = step_fragment(step)  # per-edge strings are built once
+                        frag = step_fragment(step).encode()  # per-edge strings are built once
                         labels = tuple(step[_LABEL_FIELD[k]] for k in LABELS)
                         if text:
-                            payload = json.dumps(step)
-                            first.append(((payload,), "[" + frag, *labels))
-                            add.append(((", " + payload,), ", " + frag, *labels))
+                            payload = _STEP_JSON.format(
+                                _quote(step["prev_node"]), _quote(step["node"]), _quote(step["action"]),
+                                *(step[f] for f in STEP_FIELDS),
+                            )
+                            first.append(((payload,), b"[" + frag, *labels))
+                            add.append(((", " + payload,), b", " + frag, *labels))
                         else:
-                            first.append(((step,), "[" + frag, *labels))
-                            add.append(((step,), ", " + frag, *labels))
+                            first.append(((step,), b"[" + frag, *labels))
+                            add.append(((step,), b", " + frag, *labels))
                     row.append((d, tuple(first), tuple(add)))
                 table.append(tuple(row))
             self._adjacency[text] = table
@@ -167,7 +171,8 @@ class SkeletonBuilder:
                 on_path[nxt] = 1
                 stack.append((nxt, iter(adjacency[nxt]), grown))
         for groups in found.values():
-            groups.sort(key=_hops_of)  # stable: equal lengths keep discovery order
+            if len(groups) > 1:
+                groups.sort(key=_hops_of)  # stable: equal lengths keep discovery order
         return found
 
     def _pairs(self, text: bool) -> Iterator[tuple[int, int, _Groups]]:
@@ -200,7 +205,7 @@ class SkeletonBuilder:
                         "diff_shortest": k - shortest,
                         "path_details": list(steps),
                         "step_count": k,
-                        "id": sha((id_text + "]").encode()).hexdigest(),
+                        "id": sha(id_text + b"]").hexdigest(),
                         l0: a,
                         l1: b,
                         l2: c,
@@ -244,7 +249,7 @@ class SkeletonBuilder:
                     df_lines.append(head_mid)
                     df_lines += json_texts
                     df_lines.append(
-                        f'{tail}{sha((id_text + "]").encode()).hexdigest()}", '
+                        f'{tail}{sha(id_text + b"]").hexdigest()}", '
                         f'"{l0}": {a}, "{l1}": {b}, "{l2}": {c}, "{l3}": {e}}}\n'
                     )
                     if a < m0:

@@ -1,11 +1,12 @@
 """The navigation oracle for Corridor and MazeWalk: shortest paths on the known map to the down staircase.
 
 NetHack does not expose the level map, so the oracle first *surveys* it: a shadow copy of the episode's
-engine (same NetHack seed, hence the same level) is explored with a generous step budget until no
-frontier is left (without stepping on the stairs, which would end it). The real episode then walks BFS
-shortest paths on the union of the surveyed map and what the player currently sees. Moves that turn out
-blocked are remembered and avoided; locked doors are avoided while another way exists, else kicked open.
-Without a survey the same navigator explores: nearest unvisited walkable cell next to unexplored stone.
+engine (same NetHack seed, hence the same level) is explored with a generous step budget until the
+stairs come into view (without stepping on them, which would end it). The real episode then walks BFS
+shortest paths on the union of the surveyed map and what the player currently sees (searching where the
+survey walked through a passage still hidden here). Moves that turn out blocked are remembered and avoided;
+locked doors cost extra in the path search and are kicked open when on the chosen path. Without a survey
+the same navigator explores: nearest unvisited walkable cell next to unexplored stone.
 """
 
 import heapq
@@ -51,6 +52,20 @@ def _grid(glyphs: np.ndarray, cmap_off: int) -> tuple[np.ndarray, np.ndarray]:
     return walk, cmap
 
 
+def _frontier(walk: np.ndarray, cmap: np.ndarray, visited: set[Cell]) -> np.ndarray:
+    """Walkable, unvisited cells with unexplored stone among their eight neighbours."""
+    stone = np.pad(cmap == _STONE, 1)
+    near = np.zeros_like(walk)
+    h, w = walk.shape
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            near |= stone[dy : dy + h, dx : dx + w]
+    mask = walk & near
+    for x, y in visited:
+        mask[y, x] = False
+    return mask
+
+
 class Navigator:
     """Stateful over one episode: call ``act(raw_obs)`` every step.
 
@@ -78,6 +93,7 @@ class Navigator:
         self.searched: set[Cell] = set()
         self.tries: dict[Cell, int] = {}
         self.hidden_searches: dict[tuple[Cell, Cell], int] = {}
+        self.saw_stairs = False
         self.prev_here: Cell | None = None
         self.recent: list[Cell] = []
 
@@ -133,21 +149,20 @@ class Navigator:
         self.visited.add(here)
         self.locked = {c for c in self.locked if int(cmap[c[1], c[0]]) in _CLOSED_DOORS}  # kicked open
         height, width = glyphs.shape
-        stairs_known = not self.exploring and bool((cmap == _DNSTAIR).any())
+        self.saw_stairs = bool((cmap == _DNSTAIR).any())
+        stairs_known = not self.exploring and self.saw_stairs
         if self.exploring:
             walk = walk & (cmap != _DNSTAIR)
 
+        goal_mask = (cmap == _DNSTAIR) if stairs_known else _frontier(walk, cmap, self.visited)
+        door_mask = np.isin(cmap, (*_OPEN_DOORS, *_CLOSED_DOORS))
+        goal_list, door_list, walk_list = goal_mask.tolist(), door_mask.tolist(), walk.tolist()
+
         def is_goal(cell: Cell) -> bool:
-            cx, cy = cell
-            if stairs_known:
-                return int(cmap[cy, cx]) == _DNSTAIR
-            if cell in self.visited:
-                return False
-            y0, y1, x0, x1 = max(cy - 1, 0), min(cy + 2, height), max(cx - 1, 0), min(cx + 2, width)
-            return bool((cmap[y0:y1, x0:x1] == _STONE).any())
+            return goal_list[cell[1]][cell[0]]
 
         def door(cell: Cell) -> bool:
-            return int(cmap[cell[1], cell[0]]) in (*_OPEN_DOORS, *_CLOSED_DOORS)
+            return door_list[cell[1]][cell[0]]
 
         def search(allow_locked: bool = True) -> tuple[dict[Cell, tuple[Cell, str] | None], Cell | None]:
             # Dijkstra: a step costs 1, entering a locked door costs extra (kicks take several tries)
@@ -165,7 +180,7 @@ class Navigator:
                     nxt = (cell[0] + dx, cell[1] + dy)
                     if not (0 <= nxt[0] < width and 0 <= nxt[1] < height):
                         continue
-                    if not walk[nxt[1], nxt[0]] or (cell, nxt) in self.blocked:
+                    if not walk_list[nxt[1]][nxt[0]] or (cell, nxt) in self.blocked:
                         continue
                     if dx and dy and (door(cell) or door(nxt)):
                         continue  # no diagonal moves through doors
@@ -214,25 +229,34 @@ class Navigator:
         return name
 
 
-def survey(env_id: str, nethack_seed: int, actions: set[str], budget: int = 800) -> Survey | None:
-    """Explore a shadow copy of the episode's level (same NetHack seed) and return its map."""
+_SHADOWS: dict[tuple[str, int], Any] = {}
+
+
+def survey(
+    env_id: str, nethack_seed: int, actions: set[str], budget: int = 800, stop_at_stairs: bool = False
+) -> Survey | None:
+    """Explore a shadow copy of the episode's level (same NetHack seed) and return its map.
+
+    The shadow engine is kept per (env id, budget) in this process: building a NetHack instance costs far
+    more than a survey.
+    """
     from playbench.suites.balrog.nle.engine import Engine
 
-    engine = Engine(env_id, max_episode_steps=budget)
-    try:
-        engine.seed(nethack_seed)
-        obs = engine.reset()
-        nav = Navigator(actions, exploring=True)
-        for _ in range(budget):
-            action = nav.act(obs)
-            if action is None:
-                break
-            obs, _, done, _ = engine.step(action)
-            if done:
-                break
-        nav._known(obs["glyphs"])
-        if nav.seen_cmap is None or nav.seen_walk is None:
-            return None
-        return Survey(nav.seen_cmap, nav.seen_walk, set(nav.locked))
-    finally:
-        engine.close()
+    key = (env_id, budget)
+    if key not in _SHADOWS:
+        _SHADOWS[key] = Engine(env_id, max_episode_steps=budget)
+    engine = _SHADOWS[key]
+    engine.seed(nethack_seed)
+    obs = engine.reset()
+    nav = Navigator(actions, exploring=True)
+    for _ in range(budget):
+        action = nav.act(obs)
+        if action is None:
+            break
+        obs, _, done, _ = engine.step(action)
+        if done or (stop_at_stairs and nav.saw_stairs):
+            break
+    nav._known(obs["glyphs"])
+    if nav.seen_cmap is None or nav.seen_walk is None:
+        return None
+    return Survey(nav.seen_cmap, nav.seen_walk, set(nav.locked))

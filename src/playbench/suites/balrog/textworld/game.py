@@ -1,5 +1,6 @@
 """TextWorld as a BALROG game (``specs/balrog.md`` §6.3) on PyPI ``textworld`` with locally generated games."""
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,10 @@ class TextWorldGame(BalrogGame):
             objective=True, description=True, score=True, max_score=True, won=True, lost=True,
             admissible_commands=self._admissible, extras=["walkthrough"],
         )
-        self._env = textworld.start(str(path), request_infos=infos)
+        with warnings.catch_warnings():
+            # Jericho does not know TextWorld's games and says so; TextWorld tracks score itself.
+            warnings.filterwarnings("ignore", message=".*is not fully supported.*")
+            self._env = textworld.start(str(path), request_infos=infos)
 
     def _track_admissible(self) -> None:
         """Reopen the game with admissible-command tracking and replay this episode's commands."""

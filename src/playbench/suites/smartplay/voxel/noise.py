@@ -57,11 +57,20 @@ def fbm(x: np.ndarray, z: np.ndarray, scale: float, octaves: int, seed: int) -> 
     return total / norm
 
 
+_CHUNK = 8192
+
+
 def fbm_stack(x: np.ndarray, z: np.ndarray, fields: list[tuple[float, int, int]]) -> np.ndarray:
     """Several ``fbm`` fields at once: ``fields`` holds (scale, octaves, seed); returns [field, point].
 
-    Equal to calling ``fbm`` per field, but every octave of every field is evaluated in one vectorized pass.
+    Equal to calling ``fbm`` per field, but every octave of every field is evaluated in one vectorized pass
+    (in chunks, so large surveys stay in cache).
     """
+    x, z = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(z, dtype=np.float64))
+    if x.size > _CHUNK:
+        flat_x, flat_z = x.ravel(), z.ravel()
+        parts = [fbm_stack(flat_x[k:k + _CHUNK], flat_z[k:k + _CHUNK], fields) for k in range(0, x.size, _CHUNK)]
+        return np.concatenate(parts, axis=1).reshape((len(fields),) + x.shape)
     scales, seeds, weights = [], [], []
     for f, (scale, octaves, seed) in enumerate(fields):
         norm = sum(0.5**o for o in range(octaves))

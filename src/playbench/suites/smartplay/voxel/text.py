@@ -25,17 +25,34 @@ def facing(yaw: float) -> str:
     return names[int(math.floor((y + 180 + 22.5) / 45))]
 
 
+_DIR_CACHE: dict[tuple[float, float], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _rays(yaw: float, pitch: float) -> tuple[np.ndarray, np.ndarray]:
+    """Ray directions [ray, xyz] and sample offsets [ray, sample, xyz] for a view (cached: yaw is quantized)."""
+    key = (yaw, pitch)
+    hit = _DIR_CACHE.get(key)
+    if hit is None:
+        elev = np.radians(np.clip(-pitch + (-48 + 6 * _GRID), -89, 89))[:, None]
+        yaws = np.radians(yaw - (-48 + 6 * _GRID))[None, :]
+        ce = np.cos(elev)
+        dirs = np.stack(np.broadcast_arrays(-np.sin(yaws) * ce, np.sin(elev), np.cos(yaws) * ce), axis=-1)
+        dirs = dirs.reshape(-1, 3)
+        hit = _DIR_CACHE[key] = (dirs, dirs[:, None, :] * _T[None, :, None])
+        if len(_DIR_CACHE) > 256:
+            _DIR_CACHE.pop(next(iter(_DIR_CACHE)))
+    return hit
+
+
 def _dirs(player: Player) -> np.ndarray:
     """Unit directions of the 17×17 lidar rays, indexed [row, column, xyz] (positive column offset: left)."""
-    elev = np.radians(np.clip(-player.pitch + (-48 + 6 * _GRID), -89, 89))[:, None]
-    yaw = np.radians(player.yaw - (-48 + 6 * _GRID))[None, :]
-    ce = np.cos(elev)
-    return np.stack(np.broadcast_arrays(-np.sin(yaw) * ce, np.sin(elev), np.cos(yaw) * ce), axis=-1)
+    return _rays(player.yaw, player.pitch)[0].reshape(17, 17, 3)
 
 
-def _cast(world: World, origin: np.ndarray, dirs: np.ndarray, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _cast(world: World, origin: np.ndarray, dirs: np.ndarray, ts: np.ndarray,
+          offsets: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """First non-air block along each ray: (block ids, distances); misses give air at the ray's end."""
-    pts = origin + dirs[:, None, :] * ts[None, :, None]
+    pts = origin + (dirs[:, None, :] * ts[None, :, None] if offsets is None else offsets)
     first, names = world.first_hits(pts)
     found = first >= 0
     # The exact distance at which the ray enters the voxel of the hit sample (slab method).
@@ -127,12 +144,14 @@ def _compat_direction(r: int, c: int, yaw: float, pitch: float) -> str:
 
 def _components(grid: list[str], skip: set[str], compat: bool) -> list[tuple[str, np.ndarray]]:
     """8-connected components of equal names on the 17×17 grid, as (name, flat indices of cells)."""
-    arr = np.array(grid, dtype=object).reshape(17, 17)
+    names = sorted(set(grid))
+    code = {name: k for k, name in enumerate(names)}
+    arr = np.array([code[g] for g in grid]).reshape(17, 17)
     out = []
-    for k, name in enumerate(sorted(set(grid))):
+    for k, name in enumerate(names):
         if name in skip:
             continue
-        mask = arr == name
+        mask = arr == k
         if compat and k == 0:  # cc3d's background label: the first name in sort order is not split
             out.append((name, np.flatnonzero(mask)))
             continue
@@ -213,8 +232,8 @@ def observe(world: World, player: Player, compat: bool) -> str:
     eye = np.array([player.x, player.y + EYE, player.z])
     cursor = _cursor(world, player)
     surround = "Around you:" + "".join(_around(world, player))
-    dirs = _dirs(player).reshape(-1, 3)
-    ids, dist = _cast(world, eye, dirs, _T)
+    dirs, offsets = _rays(player.yaw, player.pitch)
+    ids, dist = _cast(world, eye, dirs, _T, offsets)
     ent_names, ent_dist = _entity_hits(world, eye, dirs, dist, player.x, player.z, player.yaw)
     block_grid = [bk.BLOCK_NAMES[int(i)] for i in ids]
     ent_grid = [n if n is not None else "null" for n in ent_names]

@@ -6,9 +6,11 @@ import numpy as np
 
 from playbench.suites.smartplay.voxel import blocks as bk
 from playbench.suites.smartplay.voxel.worldgen import (
+    PACKED,
     REGION,
     SEA,
     SPAWN_BIOMES,
+    SPAWN_FALLBACK,
     WATER_BIOMES,
     Region,
     biome_at,
@@ -33,6 +35,7 @@ class World:
         self._view_key: tuple[int, int] | None = None
         self._view = np.zeros((0, 0, 0), dtype=np.int16)
         self._view_base = self._view_ceil = np.zeros(0, dtype=np.int16)
+        self._view_flat: dict[str, np.ndarray] = {}
         self._view_origin = (0, 0)
         self._columns: dict[tuple[int, int], tuple[int, ...]] = {}
 
@@ -83,6 +86,8 @@ class World:
             self._view = np.concatenate(rows, axis=0)
             self._view_base = np.ascontiguousarray(self._view[:, :, -2]).ravel()
             self._view_ceil = np.ascontiguousarray(self._view[:, :, -1]).ravel()
+            self._view_flat = {f: np.ascontiguousarray(self._view[:, :, PACKED.index(f)]).ravel()
+                               for f in ("feat_lo", "feat_hi", "leaf_lo", "leaf_hi", "vine_lo", "vine_hi")}
             self._view_origin = ((rx - 1) * REGION, (rz - 1) * REGION)
             self._view_key = key
         return self._view, self._view_origin
@@ -99,8 +104,8 @@ class World:
     def first_hits(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For rays sampled at ``pts`` [ray, sample, xyz]: index of the first non-air sample and its block.
 
-        Rays that meet nothing get index -1. Points under a column's ground-or-water level are hits without
-        looking further; only points between that level and the column's highest feature are evaluated.
+        Rays that meet nothing get index -1. A point is non-air when it is at or below its column's ground or
+        water level, or inside the column's feature, leaf or vine span.
         """
         view, (ox, oz) = self.view(pts[0, 0, 0], pts[0, 0, 2])
         fl = np.floor(pts).astype(np.int64)
@@ -109,35 +114,37 @@ class World:
         j = np.clip(fl[..., 2] - oz, 0, n - 1)
         y = fl[..., 1]
         flat = i * n + j
-        base = self._view_base[flat]
-        ground = y <= base
-        samples = pts.shape[1]
-        gidx = np.where(ground.any(axis=1), ground.argmax(axis=1), samples)
-        cand = (y > base) & (y <= self._view_ceil[flat]) & (np.arange(samples)[None, :] < gidx[:, None])
-        first = gidx.copy()
-        if cand.any():
-            r, k = np.nonzero(cand)
-            ids = blocks_from(view[i[r, k], j[r, k]], y[r, k])
-            hit = ids != bk.AIR
-            np.minimum.at(first, r[hit], k[hit])
+        hit = y <= self._view_base[flat]
+        maybe = y <= self._view_ceil[flat]
+        maybe &= ~hit
+        if maybe.any():
+            f = self._view_flat
+            k = flat[maybe]
+            yy = y[maybe]
+            hit[maybe] = (((yy >= f["feat_lo"][k]) & (yy <= f["feat_hi"][k]))
+                          | ((yy >= f["leaf_lo"][k]) & (yy <= f["leaf_hi"][k]))
+                          | ((yy >= f["vine_lo"][k]) & (yy <= f["vine_hi"][k])))
+        found = hit.any(axis=1)
+        first = hit.argmax(axis=1)
         rows = np.arange(pts.shape[0])
-        found = first < samples
-        kk = np.minimum(first, samples - 1)
-        ids = blocks_from(view[i[rows, kk], j[rows, kk]], y[rows, kk])
+        ids = blocks_from(view[i[rows, first], j[rows, first]], y[rows, first])
         return np.where(found, first, -1), np.where(found, ids, bk.AIR).astype(np.uint8)
 
     # -- spawn and mobs --------------------------------------------------------------------------------
 
     def spawn_point(self) -> tuple[float, float, float]:
-        """A land spawn near the origin, preferring vanilla's spawn biomes (plains, forest, taiga, jungle)."""
+        """A land spawn near the origin, preferring plains, forest and taiga, then jungle, savanna, swamp."""
         rng = np.random.default_rng([self.seed & 0xFFFFFFFF, 77])
         # Vanilla searches 256 blocks around the origin; look further if that is all sea.
         pts = np.concatenate([rng.integers(-256, 257, size=(256, 2)), rng.integers(-1024, 1025, size=(512, 2))])
         found = biome_at(self.seed, pts[:, 0], pts[:, 1])
         choice = None
-        for (px, pz), b in zip(pts.tolist(), found.tolist(), strict=True):
-            if b in SPAWN_BIOMES and self.surface(px, pz) >= SEA:
-                choice = (px, pz)
+        for preferred in (SPAWN_BIOMES, SPAWN_FALLBACK):
+            for (px, pz), b in zip(pts.tolist(), found.tolist(), strict=True):
+                if b in preferred and self.surface(px, pz) >= SEA:
+                    choice = (px, pz)
+                    break
+            if choice is not None:
                 break
         if choice is None:
             for (px, pz), b in zip(pts.tolist(), found.tolist(), strict=True):

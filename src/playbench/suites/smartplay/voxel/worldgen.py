@@ -24,7 +24,8 @@ STONE_BEACH, COLD_BEACH, BIRCH_FOREST, ROOFED_FOREST, COLD_TAIGA, MEGA_TAIGA = 2
 SAVANNA, MESA, SUNFLOWER_PLAINS, FLOWER_FOREST, ICE_SPIKES = 35, 37, 129, 132, 140
 
 WATER_BIOMES = frozenset({OCEAN, DEEP_OCEAN, FROZEN_OCEAN, RIVER, FROZEN_RIVER})
-SPAWN_BIOMES = frozenset({FOREST, PLAINS, TAIGA, JUNGLE, BIRCH_FOREST, FLOWER_FOREST, MEGA_TAIGA, SUNFLOWER_PLAINS})
+SPAWN_BIOMES = frozenset({FOREST, PLAINS, TAIGA, BIRCH_FOREST, FLOWER_FOREST, MEGA_TAIGA, SUNFLOWER_PLAINS})
+SPAWN_FALLBACK = frozenset({JUNGLE, SAVANNA, SWAMP})
 COLD = frozenset({ICE_PLAINS, ICE_SPIKES, COLD_TAIGA, COLD_BEACH, FROZEN_OCEAN, FROZEN_RIVER})
 
 # biome -> (tree density, trunk height range, tall grass, flower, double plant, dead bush, cactus, mushroom)
@@ -339,7 +340,7 @@ def generate_region(seed: int, rx: int, rz: int) -> Region:
     mobs: list[list] = []
     rng = np.random.default_rng([seed & 0xFFFFFFFF, rx & 0xFFFFFFFF, rz & 0xFFFFFFFF])
     b_in, h_in, t_in = cols["biome"], cols["height"], cols["top"]
-    for _ in range(int(rng.integers(0, 4))):
+    for _ in range(int(rng.integers(0, 3))):
         x, z = int(rng.integers(REGION)), int(rng.integers(REGION))
         if b_in[x, z] in WATER_BIOMES:
             if h_in[x, z] < SEA - 2:

@@ -1,0 +1,105 @@
+"""BALROG (BabyAI-Text, TextWorld): steps per second through playbench's Game vs the raw engine,
+and TextWorld game generation time per game.
+
+    .venv/bin/python benchmarks/balrog_speed.py [--steps 2000] [--treasure-hunter]
+
+TextWorld games are generated into a temporary directory (each generation is timed); the full-size
+treasure hunter (level 30) takes minutes per game, so it is only timed with ``--treasure-hunter``.
+"""
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from playbench.suites.balrog.babyai.game import BabyAIGame
+from playbench.suites.balrog.babyai.levels import KINDS, MixedTrainLocal
+from playbench.suites.balrog.protocol import BABYAI_ACTIONS
+from playbench.suites.balrog.textworld.cache import ensure_games
+from playbench.suites.balrog.textworld.game import TextWorldGame
+
+
+def babyai_game(kind: str, steps: int) -> float:
+    rng = np.random.default_rng(0)
+    game = BabyAIGame(kind)
+    game.reset(seed=0)
+    episodes, t0 = 0, time.perf_counter()
+    for _ in range(steps):
+        _, _, term, trunc, _ = game.step(BABYAI_ACTIONS[int(rng.integers(6))])
+        if term or trunc:
+            episodes += 1
+            game.reset(seed=episodes)
+    return steps / (time.perf_counter() - t0)
+
+
+def babyai_raw(kind: str, steps: int) -> float:
+    rng = np.random.default_rng(0)
+    env = MixedTrainLocal(kind)
+    env.reset(seed=0)
+    episodes, t0 = 0, time.perf_counter()
+    for _ in range(steps):
+        _, _, term, trunc, _ = env.step(int(rng.integers(6)))
+        if term or trunc:
+            episodes += 1
+            env.reset(seed=episodes)
+    return steps / (time.perf_counter() - t0)
+
+
+def textworld_rates(task: str, root: Path, steps: int) -> tuple[float, float]:
+    import textworld
+
+    game = TextWorldGame(task, 0, 1, root=root, generate_all=False)
+    game.reset(seed=0)
+    walk = game._walkthrough or ["look"]
+    t0 = time.perf_counter()
+    for i in range(steps):
+        _, _, term, trunc, _ = game.step(walk[i % len(walk)] if i < len(walk) else "look")
+        if term or trunc:
+            game.reset(seed=0)
+    ours = steps / (time.perf_counter() - t0)
+    path = root / f"textworld-{textworld.__version__}" / task / game.instance()["file"]
+    infos = textworld.EnvInfos(objective=True, description=True, score=True, max_score=True, won=True, lost=True)
+    env = textworld.start(str(path), request_infos=infos)
+    env.reset()
+    t0 = time.perf_counter()
+    for i in range(steps):
+        _, _, done = env.step(walk[i % len(walk)] if i < len(walk) else "look")
+        if done:
+            env.reset()
+    raw = steps / (time.perf_counter() - t0)
+    game.close()
+    env.close()
+    return ours, raw
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--tw-steps", type=int, default=200)
+    parser.add_argument("--treasure-hunter", action="store_true")
+    args = parser.parse_args()
+
+    print("BabyAI-Text (random actions, text mode)")
+    print(f"{'task':<20}{'Game steps/s':>14}{'raw env steps/s':>18}")
+    for kind in KINDS:
+        print(f"{kind:<20}{babyai_game(kind, args.steps):>14.0f}{babyai_raw(kind, args.steps):>18.0f}")
+
+    tasks = ["coin_collector", "the_cooking_game"] + (["treasure_hunter"] if args.treasure_hunter else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        print("\nTextWorld generation (one game, child process, Inform 7 compile included)")
+        for task in tasks:
+            t0 = time.perf_counter()
+            entry = ensure_games(task, [1], root, show_progress=False)[0]
+            print(f"{task:<20}{time.perf_counter() - t0:>8.1f} s   {entry['command']}")
+        print("\nTextWorld (walkthrough then 'look', text mode)")
+        print(f"{'task':<20}{'Game steps/s':>14}{'raw env steps/s':>18}")
+        for task in tasks:
+            ours, raw = textworld_rates(task, root, args.tw_steps)
+            print(f"{task:<20}{ours:>14.1f}{raw:>18.1f}")
+
+
+if __name__ == "__main__":
+    main()
