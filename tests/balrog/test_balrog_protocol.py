@@ -100,6 +100,8 @@ def test_group_balrog_all():
     envs = [m.split("/")[1] for m in members]
     order = [e for e in protocol.ENVS if e in envs]
     assert sorted(set(envs), key=order.index) == list(dict.fromkeys(envs))
+    _, vlm = list_groups()["balrog/vlm"]
+    assert vlm == [m for m in members if not m.startswith("balrog/textworld/")]
 
 
 def test_resume_replays_exactly_the_missing_episode(tmp_path):

@@ -48,6 +48,8 @@ def test_official_files_parse(shared_data) -> None:
         assert problems(level) == []
     with pytest.raises(PlaybenchError):
         read_levels(shared_data / "no-such-folder")
+    with pytest.raises(PlaybenchError, match="levels"):
+        get_task("balrog/minihack/boxoban-medium").params({"levels": str(shared_data / "no-such-folder")})
 
 
 def test_official_levels_play_and_are_recorded(shared_data) -> None:

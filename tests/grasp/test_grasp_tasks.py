@@ -53,6 +53,11 @@ def test_optimal_run_records(tmp_path):
     table = data["grasp"]["tables"]["grasp/energy"]
     assert table["overall"]["n"] == 16 and table["by"]["movement"]["4"]["n"] == 8
     assert table["overall"]["energy_stderr"] is not None
+    extras = data["tasks"]["grasp/energy"]["grasp"]
+    assert extras["energy_compat"] == pytest.approx(table["overall"]["energy"]) and extras["parse_failed"] >= 0
+    text = subprocess.run([sys.executable, "-m", "playbench.cli.main", "report", str(run)],
+                          capture_output=True, text=True, check=True).stdout
+    assert "GRASP (Table 1)" in text and "μ2 (8)" in text
 
 
 def test_same_seed_same_records(tmp_path):

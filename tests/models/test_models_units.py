@@ -5,13 +5,13 @@ import json
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from playbench.core.errors import InfraError, PlaybenchError
 from playbench.models import Image, Message, ModelSettings, create_model
 from playbench.models.cache import ResponseCache, cache_key
 from playbench.models.fakeserver import FakeServer
+from playbench.models.http import Response
 from playbench.models.mockbrain import numbered_actions
 from playbench.models.providers.anthropic import AnthropicProvider
 from playbench.models.providers.google import GoogleProvider
@@ -46,11 +46,11 @@ def test_backoff_and_retry_after() -> None:
         assert hi / 2 <= d <= hi
     assert b.delay(1, retry_after=5.0) >= 5.0
     assert b.delay(1, retry_after=1e6) <= b.max_retry_after
-    assert retry_after_seconds(httpx.Response(429, headers={"Retry-After": "3"})) == 3.0
-    assert retry_after_seconds(httpx.Response(429, headers={"retry-after-ms": "250"})) == 0.25
-    date = httpx.Response(429, headers={"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})
+    assert retry_after_seconds(Response(429, headers={"retry-after": "3"})) == 3.0
+    assert retry_after_seconds(Response(429, headers={"retry-after-ms": "250"})) == 0.25
+    date = Response(429, headers={"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"})
     assert retry_after_seconds(date) == 0.0
-    assert retry_after_seconds(httpx.Response(429)) is None
+    assert retry_after_seconds(Response(429)) is None
 
 
 def test_retry_after_is_honoured_over_the_wire() -> None:
@@ -139,8 +139,8 @@ def test_context_overflow_from_server_is_not_retried() -> None:
         assert srv.stats.requests == 1
 
 
-def test_fast_client_framing_over_real_sockets() -> None:
-    from playbench.models.http import FastClient
+def test_http_client_framing_over_real_sockets() -> None:
+    from playbench.models.http import HttpClient
 
     replies = [
         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n3\r\n 1}\r\n0\r\n\r\n",
@@ -165,7 +165,7 @@ def test_fast_client_framing_over_real_sockets() -> None:
 
         server = await asyncio.start_server(handle, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
-        client = FastClient(timeout=5)
+        client = HttpClient(timeout=5, max_connections=4)
         out = [json.loads((await client.post(f"http://127.0.0.1:{port}/x", {}, {"n": i})).content) for i in range(3)]
         await client.aclose()
         server.close()

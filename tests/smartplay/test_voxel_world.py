@@ -12,10 +12,10 @@ from playbench.suites.smartplay.base import SmartPlayParams
 from playbench.suites.smartplay.voxel import blocks as bk
 from playbench.suites.smartplay.voxel import physics
 from playbench.suites.smartplay.voxel.biomes import BIOME_NAMES, goal_set
+from playbench.suites.smartplay.voxel.climate import columns_grid
 from playbench.suites.smartplay.voxel.game import ACTIONS, MinecraftGame, manual_text
 from playbench.suites.smartplay.voxel.text import _compass, _compat_direction, facing
 from playbench.suites.smartplay.voxel.world import World
-from playbench.suites.smartplay.voxel.worldgen import columns_grid
 
 
 def test_manual_matches_the_spec_hash():
@@ -215,3 +215,100 @@ def test_explorer_reaches_the_goal_biome():
         _, info = run(MinecraftGame(SmartPlayParams(), "forest"), seed, 200, "oracle")
         wins += info["completed"]
     assert wins >= 3
+
+
+_TRAJECTORY_HASH = """
+import hashlib, sys
+import numpy as np
+from playbench.suites.smartplay.base import SmartPlayParams
+from playbench.suites.smartplay.tasks_more import MessengerParams
+from playbench.suites.smartplay.messenger.game import MessengerGame
+from playbench.suites.smartplay.voxel.game import MinecraftGame
+h = hashlib.sha256()
+for game in (MinecraftGame(SmartPlayParams(), "jungle"), MessengerGame(MessengerParams(), 3)):
+    obs, info = game.reset(seed=123)
+    h.update(obs.encode())
+    rng = np.random.default_rng(7)
+    for _ in range(12):
+        obs, r, term, trunc, info = game.step(game.reference_action("random", rng))
+        h.update(obs.encode())
+        if term or trunc:
+            break
+print(h.hexdigest())
+"""
+
+
+def test_same_seed_same_trajectory_across_processes():
+    import os
+    import subprocess
+    import sys
+
+    outs = {
+        subprocess.run([sys.executable, "-c", _TRAJECTORY_HASH], check=True, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed}, timeout=300).stdout.strip()
+        for seed in ("1", "2")
+    }
+    assert len(outs) == 1 and len(outs.pop()) == 64
+
+
+class TinyWorld(World):
+    """Flat grass (top block at y = 64) everywhere, one 3-block trunk at (2, 0) and a cow at (0.5, -5.5)."""
+
+    def region(self, rx: int, rz: int):
+        from playbench.suites.smartplay.voxel.worldgen import COLUMN_FIELDS, REGION, make_region
+
+        reg = self.regions.get((rx, rz))
+        if reg is None:
+            empty = np.full((REGION, REGION), -999, dtype=np.int32)
+            cols = {f: empty.copy() for f in COLUMN_FIELDS}
+            cols["height"][:] = 64
+            cols["top"] = np.full((REGION, REGION), bk.GRASS_BLOCK, dtype=np.uint8)
+            cols["fill"] = np.full((REGION, REGION), bk.DIRT, dtype=np.uint8)
+            cols["frozen"] = np.zeros((REGION, REGION), dtype=bool)
+            cols["feat"] = np.zeros((REGION, REGION), dtype=np.uint8)
+            cols["biome"][:] = 1
+            mobs = []
+            if (rx, rz) == (0, 0):
+                cols["feat"][2, 0], cols["feat_lo"][2, 0], cols["feat_hi"][2, 0] = bk.WOOD, 65, 67
+            if (rx, rz) == (0, -1):
+                mobs.append(["EntityCow", 0.5, 65.0, -5.5])
+            reg = self.regions[(rx, rz)] = make_region(rx, rz, cols, mobs)
+        return reg
+
+
+def test_observation_on_a_known_world():
+    from playbench.suites.smartplay.voxel.text import observe
+
+    world = TinyWorld(0)
+    south = physics.Player(0.5, 65.0, 1.5, yaw=0.0)  # feet block (0, 65, 1); the trunk is at (2, 65..67, 0)
+    frame = observe(world, south, compat=False)
+    assert frame.startswith("Coordinate (0.50,65.00,1.50). Facing south.\n\nYou're not aiming at any block.\n")
+    around = frame.split("Around you:")[1].split("\n\n")[0]
+    assert " - grass block, 1.00 blocks away, below you to front" in around
+    assert " - wood, 2.45 blocks away, above you to north-east" in around  # centroid (6, 2, 3)
+    # Ground fills rows 0-7 (elevations -48..-6 degrees); row 8 and up see the sky.
+    seen = frame.split("You see:\n")[1].split("\n")
+    grass = [line for line in seen if line.startswith(" - grass block")]
+    # Every ray of the bottom row is equally near; the first (column 0, turned 48 degrees right: west) wins.
+    assert grass == [f" - grass block, {1.62 / math.sin(math.radians(48)):.2f} blocks away, below you to south-west, "
+                     "taking 47% of screen"]
+    assert observe(world, south, compat=True).count("below you to front, taking 47% of screen") == 1
+    north = physics.Player(0.5, 65.0, 1.5, yaw=180.0)  # facing the cow five blocks to the north
+    frame = observe(world, north, compat=False)
+    assert re.search(r"^ - EntityCow, [0-9.]+ blocks away, (at your level|below you) to north, taking \d+% of screen$",
+                     frame, re.M)
+    assert "\n - EntityCow" in frame.split("You see:")[0]
+
+
+def test_compat_merges_the_first_sorted_name_into_one_component():
+    from playbench.suites.smartplay.voxel.text import _components
+
+    grid = ["dirt"] * 289
+    for k in range(289):
+        if (k % 17) in (8, 9):
+            grid[k] = "stone"  # a vertical band splitting the dirt into two parts
+    fixed = _components(grid, {"air", "null"}, compat=False)
+    compat = _components(grid, {"air", "null"}, compat=True)
+    assert sorted(len(c) for n, c in fixed if n == "dirt") == [119, 136]
+    assert [len(c) for n, c in compat if n == "dirt"] == [255]
+    assert [len(c) for n, c in compat if n == "stone"] == [34]

@@ -1,32 +1,21 @@
 """The Model: one async chat interface with the one retry layer, a concurrency limit, usage and cache."""
 
 import asyncio
-import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from playbench.core.errors import InfraError
 from playbench.models.cache import ResponseCache, cache_key
 from playbench.models.errors import RetryableError
-from playbench.models.http import FastClient
+from playbench.models.http import HttpClient
 from playbench.models.pricing import cost_micro_usd, price_for
 from playbench.models.providers.base import Provider
 from playbench.models.redact import redact
 from playbench.models.retry import Backoff
 from playbench.models.tokens import count_message_tokens
 from playbench.models.types import GenerateConfig, Message, ModelOutput
-
-
-def use_httpx() -> bool:
-    """Httpx instead of the lean client: asked for (``PLAYBENCH_HTTP=httpx``) or needed for a proxy."""
-    if os.environ.get("PLAYBENCH_HTTP", "").lower() == "httpx":
-        return True
-    return any(os.environ.get(v) for v in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
-                                             "all_proxy"))
 
 
 @dataclass
@@ -89,14 +78,7 @@ class Model:
             self._slots = asyncio.Semaphore(self.settings.max_connections)
             self._client = None
             if self.provider.uses_http:
-                n = self.settings.max_connections
-                if use_httpx():
-                    self._client = httpx.AsyncClient(
-                        timeout=httpx.Timeout(self.settings.timeout),
-                        limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
-                    )
-                else:  # connections are bounded by the semaphore below
-                    self._client = FastClient(self.settings.timeout)
+                self._client = HttpClient(self.settings.timeout, self.settings.max_connections)
         assert self._slots is not None
         return self._client, self._slots
 

@@ -5,7 +5,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-import httpx
+from playbench.models.http import Response
 
 
 @dataclass
@@ -28,7 +28,7 @@ class Backoff:
         return wait
 
 
-def retry_after_seconds(response: httpx.Response) -> float | None:
+def retry_after_seconds(response: Response) -> float | None:
     """The server's requested wait: ``retry-after-ms``, or ``Retry-After`` as seconds or an HTTP date."""
     headers = response.headers
     if "retry-after-ms" in headers:

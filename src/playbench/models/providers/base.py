@@ -3,7 +3,6 @@
 import json
 from typing import Any
 
-import httpx
 
 from playbench.models.errors import ContextOverflowError, FatalModelError, RetryableError
 from playbench.models.http import ProtocolError
@@ -35,13 +34,13 @@ class Provider:
 async def post_json(client: Any, url: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
     """POST ``body`` and return the decoded JSON answer, classifying every failure.
 
-    ``client`` is an ``httpx.AsyncClient`` or a :class:`playbench.models.http.FastClient`.
+    ``client`` is a :class:`playbench.models.http.HttpClient`.
     """
     try:
         response = await client.post(url, headers=headers, json=body)
-    except (httpx.TimeoutException, TimeoutError) as exc:
+    except TimeoutError as exc:
         raise RetryableError("timeout", type(exc).__name__) from None
-    except (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError, OSError, ProtocolError) as exc:
+    except (OSError, ProtocolError) as exc:
         raise RetryableError("connection", redact(f"{type(exc).__name__}: {exc}")) from None
     status = response.status_code
     if status == 429 or status == 408 or status == 409 or status >= 500:

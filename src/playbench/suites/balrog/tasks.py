@@ -98,3 +98,8 @@ register_group(
     "BALROG: every registered environment's tasks (episodes per task: -T preset=config|paper)",
     balrog_members(),
 )
+register_group(
+    "balrog/vlm",
+    "BALROG's VLM set: every registered BALROG task except TextWorld (add -T images=true)",
+    [tid for tid in balrog_members() if _env_of(tid) != "textworld"],
+)

@@ -82,7 +82,10 @@ def _keys(
 
 
 def count(p: GraspParams) -> int:
-    """How many distinct instances the parameters select (``None``-free: generated ones are unlimited)."""
+    """How many distinct instances the parameters select.
+
+    Generated: settings x combinations (the generator draws new grids for episodes beyond this count).
+    """
     if p.data is None:
         return len(_settings(p)) * len(_combinations(p))
     return len(_official_keys(p))

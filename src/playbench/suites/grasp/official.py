@@ -6,7 +6,6 @@ The official data is never shipped with playbench: users point at it by path.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -202,12 +201,3 @@ def read_results(paths: list[Path]) -> ReadResult:
             answer.source = f"{path}:{number}"
             out.answers.append(answer)
     return out
-
-
-def iter_setting_files(
-    grids: dict[tuple[str, int], GridRecord],
-) -> Iterator[str]:
-    """The grid files present, in playbench's setting order."""
-    present = {f for f, _ in grids}
-    yield from (f for f in FILE_NAMES if f in present)
-    yield from sorted(present - set(FILE_NAMES))

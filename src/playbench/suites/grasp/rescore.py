@@ -6,7 +6,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from playbench.suites.grasp.official import Problem, custom_id, load_grids, read_results
+from playbench.suites.grasp.official import Problem, load_grids, read_results
 from playbench.suites.grasp.parse import ParserOptions, parse_plan
 from playbench.suites.grasp.simulate import Scoring, execute
 from playbench.suites.grasp.table import Scored, breakdown, dims_of
@@ -48,5 +48,3 @@ def rescore(
         "problems": [p.as_dict() for p in sorted(problems, key=lambda p: (p.file, p.line))],
     }
 
-
-__all__ = ["rescore", "custom_id"]

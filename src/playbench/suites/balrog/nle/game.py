@@ -4,9 +4,11 @@ They follow BALROG's episode protocol through ``BalrogGame`` (invalid output -> 
 feedback, step limit, counters); this module adds the engine, the action sets, progression and oracles.
 """
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import field_validator
 
 from playbench.core.seeding import derive_seed
 from playbench.suites.balrog.game import BalrogGame, Frame
@@ -16,6 +18,12 @@ from playbench.suites.balrog.nle.progression import ABORTED, TASK_SUCCESSFUL, Mi
 from playbench.suites.balrog.params import BalrogParams
 
 _STATUS_NAMES = {-1: "ABORTED", 0: "RUNNING", 1: "DEATH", 2: "TASK_SUCCESSFUL"}
+
+
+def _end_reason(status: int, tty_chars: np.ndarray) -> str:
+    """BALROG's end reason: the end status name, then words 7..-2 of the final screen (the tombstone line)."""
+    words = " ".join(bytes(row).decode("latin-1") for row in tty_chars).split()
+    return f"{_STATUS_NAMES.get(status, status)}: {' '.join(words[7:-2])}"
 
 
 class NLEParams(BalrogParams):
@@ -34,6 +42,13 @@ class BoxobanParams(NLEParams):
     """
 
     levels: str | None = None
+
+    @field_validator("levels")
+    @classmethod
+    def _exists(cls, value: str | None) -> str | None:
+        if value is not None and not Path(value).expanduser().exists():
+            raise ValueError(f"no such file or folder: {value}")
+        return value
 
 
 class NLEGame(BalrogGame):
@@ -128,7 +143,7 @@ class NLEGame(BalrogGame):
         obs, reward, done, message = self.engine.step(action)
         status = self.engine.end_status()
         if self.is_nethack:
-            end_reason = f"{_STATUS_NAMES.get(status, status)}: {message.strip()}" if done else None
+            end_reason = _end_reason(status, obs["tty_chars"]) if done else None
             self.tracker.update(obs["blstats"], reward, done, end_reason, self.engine.ascended())
         else:
             self.tracker.update(reward, status)

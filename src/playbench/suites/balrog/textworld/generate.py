@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -96,13 +97,19 @@ def generate_here(task: str, seed: int, out_dir: Path, settings: dict[str, Any] 
 def generate(task: str, seed: int, out_dir: Path, settings: dict[str, Any] | None = None) -> dict[str, Any]:
     """Generate one game in a child process with a fixed hash seed; return its manifest entry."""
     env = dict(os.environ, PYTHONHASHSEED=HASH_SEED)
-    cmd = [sys.executable, "-m", "playbench.suites.balrog.textworld.generate", task, str(seed), str(out_dir)]
-    if settings is not None:
-        cmd.append(json.dumps(settings))
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"TextWorld generation of {task} seed {seed} failed:\n{proc.stderr[-2000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # Build in a private directory, then move the finished files in: readers never see half a game.
+    with tempfile.TemporaryDirectory(dir=out_dir, prefix=".gen-") as tmp:
+        cmd = [sys.executable, "-m", "playbench.suites.balrog.textworld.generate", task, str(seed), tmp]
+        if settings is not None:
+            cmd.append(json.dumps(settings))
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise RuntimeError(f"TextWorld generation of {task} seed {seed} failed:\n{proc.stderr[-2000:]}")
+        entry = json.loads(proc.stdout.strip().splitlines()[-1])
+        for name in entry["files"]:
+            os.replace(Path(tmp) / name, out_dir / name)
+    return entry
 
 
 def main(argv: list[str] | None = None) -> None:

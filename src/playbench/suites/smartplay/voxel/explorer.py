@@ -5,9 +5,9 @@ import math
 import numpy as np
 from scipy import ndimage
 
+from playbench.suites.smartplay.voxel.climate import columns_grid
 from playbench.suites.smartplay.voxel.physics import Player
 from playbench.suites.smartplay.voxel.world import World
-from playbench.suites.smartplay.voxel.worldgen import columns_grid
 
 SEARCH_RADIUS = 2560  # about what 200 steps of 11-14 blocks can reach
 SEARCH_STEP = 16

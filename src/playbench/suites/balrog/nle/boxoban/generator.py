@@ -67,28 +67,29 @@ def _reverse_play(
     rng: random.Random, floor: set[tuple[int, int]], goals: list[tuple[int, int]], steps: int
 ) -> tuple[set[tuple[int, int]], tuple[int, int]] | None:
     """Random backwards play from the solved position: walk, and pull a box behind you when possible."""
-    boxes = set(goals)
-    free = [c for c in floor if c not in boxes]
+    # cells as integers r*SIZE+c; for each floor cell the (next cell, cell behind) pairs of its moves
+    moves = {
+        r * SIZE + c: [((r + dr) * SIZE + c + dc, (r - dr) * SIZE + c - dc) for dr, dc in _STEPS if (r + dr, c + dc) in floor]
+        for r, c in floor
+    }
+    boxes = {r * SIZE + c for r, c in goals}
+    free = sorted(cell for cell in moves if cell not in boxes)
     if not free:
         return None
-    player = rng.choice(sorted(free))
+    player = free[int(rng.random() * len(free))]
+    rand = rng.random
     for _ in range(steps):
-        options = []
-        for dr, dc in _STEPS:
-            nxt = (player[0] + dr, player[1] + dc)
-            if nxt not in floor or nxt in boxes:
-                continue
-            behind = (player[0] - dr, player[1] - dc)
-            options.append((nxt, behind if behind in boxes else None))
+        options = [(nxt, behind) for nxt, behind in moves[player] if nxt not in boxes]
         if not options:
             return None
-        pulls = [o for o in options if o[1] is not None]
-        nxt, pulled = rng.choice(pulls) if pulls and rng.random() < 0.6 else rng.choice(options)
-        if pulled is not None:
-            boxes.remove(pulled)
+        pulls = [o for o in options if o[1] in boxes]
+        pick = pulls if pulls and rand() < 0.6 else options
+        nxt, behind = pick[int(rand() * len(pick))]
+        if behind in boxes:
+            boxes.remove(behind)
             boxes.add(player)
         player = nxt
-    return boxes, player
+    return {divmod(b, SIZE) for b in boxes}, divmod(player, SIZE)
 
 
 def generate(seed: int, preset: str = "medium", n_boxes: int = 4, max_attempts: int = 2000) -> Generated:

@@ -70,40 +70,51 @@ def _path(parent: dict[Cell, tuple[Cell, str] | None], goal: Cell) -> list[str]:
 def solve(level: Level, max_expanded: int = 200_000) -> Solution | None:
     """A push-optimal solution (moves = walks between pushes), or None if unsolvable within the budget.
 
-    States are deduplicated on (boxes, the player's reachable area), found by flood fill over integer cells.
+    States are deduplicated on (boxes, the player's reachable area); boxes and areas are bitboards (one
+    bit per cell, row-major), so the flood fill is a few integer shifts. Needs closed outer walls.
     """
     dead = push_distances(level)
     if any(b not in dead for b in level.boxes):
         return None
     width = level.width
-    ok = bytearray(level.height * width)  # 1 = floor
+    free = 0
     for r in range(level.height):
         for c in range(width):
             if (r, c) not in level.walls:
-                ok[r * width + c] = 1
+                free |= 1 << (r * width + c)
     live = {r * width + c: d for (r, c), d in dead.items()}
+    live_mask = sum(1 << cell for cell in live)
     offsets = (-width, width, -1, 1)
-    goals = frozenset(r * width + c for r, c in level.goals)
+    goals = sum(1 << (r * width + c) for r, c in level.goals)
 
-    def area(boxes: frozenset[int], start: int) -> tuple[int, set[int]]:
-        seen, todo = {start}, [start]
-        while todo:
-            cell = todo.pop()
-            for off in offsets:
-                nxt = cell + off
-                if ok[nxt] and nxt not in seen and nxt not in boxes:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        return min(seen), seen
+    def area(boxes: int, start: int) -> tuple[int, int]:
+        allowed = free & ~boxes
+        reach = 1 << start
+        while True:
+            grow = (reach | reach << 1 | reach >> 1 | reach << width | reach >> width) & allowed
+            if grow == reach:
+                return (reach & -reach).bit_length() - 1, reach
+            reach = grow
 
-    start_boxes = frozenset(r * width + c for r, c in level.boxes)
+    def cells(mask: int) -> list[int]:
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
+
+    def h(mask: int) -> int:
+        return sum(live[b] for b in cells(mask))
+
+    start_boxes = sum(1 << (r * width + c) for r, c in level.boxes)
     start_player = level.player[0] * width + level.player[1]
     canon, _ = area(start_boxes, start_player)
     start_key = (start_boxes, canon)
     # key -> (parent key, box cell before the push, direction offset); the player position is replayed later
-    came: dict[tuple[frozenset[int], int], tuple | None] = {start_key: None}
+    came: dict[tuple[int, int], tuple | None] = {start_key: None}
     counter = 0
-    heap = [(sum(live[b] for b in start_boxes), 0, counter, start_boxes, start_player)]
+    heap = [(h(start_boxes), 0, counter, start_boxes, start_player)]
     expanded = 0
     while heap:
         _, pushes, _, boxes, player = heapq.heappop(heap)
@@ -114,20 +125,20 @@ def solve(level: Level, max_expanded: int = 200_000) -> Solution | None:
         expanded += 1
         if expanded > max_expanded:
             return None
-        for box in boxes:
+        for box in cells(boxes):
             for off in offsets:
                 target = box + off
-                if box - off not in reach or target in boxes or target not in live:
+                tbit = 1 << target
+                if not (reach >> (box - off)) & 1 or boxes & tbit or not live_mask & tbit:
                     continue
-                new_boxes = (boxes - {box}) | {target}
+                new_boxes = boxes ^ (1 << box) ^ tbit
                 new_canon, _ = area(new_boxes, box)
                 new_key = (new_boxes, new_canon)
                 if new_key in came:
                     continue
                 came[new_key] = (key, box, off)
                 counter += 1
-                h = sum(live[b] for b in new_boxes)
-                heapq.heappush(heap, (pushes + 1 + h, pushes + 1, counter, new_boxes, box))
+                heapq.heappush(heap, (pushes + 1 + h(new_boxes), pushes + 1, counter, new_boxes, box))
     return None
 
 
@@ -141,8 +152,8 @@ def _rebuild(level: Level, came: dict, key: tuple, expanded: int, start_player: 
         key = parent
     moves: list[str] = []
     player = divmod(start_player, width)
-    for boxes_int, box, off in reversed(chain):
-        boxes = frozenset(divmod(b, width) for b in boxes_int)
+    for boxes_mask, box, off in reversed(chain):
+        boxes = frozenset(divmod(b, width) for b in range(boxes_mask.bit_length()) if boxes_mask >> b & 1)
         stand = divmod(box - off, width)
         moves += _path(_walk(level, boxes, player), stand)
         moves.append(names[off])
