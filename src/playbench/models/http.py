@@ -5,7 +5,6 @@ small machine (see benchmarks/throughput.py). It never retries on its own: every
 the one retry layer in :mod:`playbench.models.model`. Proxies are taken from the environment.
 """
 
-import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,7 +52,7 @@ class HttpClient:
             async with self._get_session().post(url, headers=headers, json=json) as answer:
                 body = await answer.read()
                 return Response(answer.status, {k.lower(): v for k, v in answer.headers.items()}, body)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise TimeoutError(f"no answer within {self.timeout} s") from None
         except aiohttp.ClientError as exc:
             raise ProtocolError(f"{type(exc).__name__}: {exc}") from None

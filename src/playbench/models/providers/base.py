@@ -3,7 +3,6 @@
 import json
 from typing import Any
 
-
 from playbench.models.errors import ContextOverflowError, FatalModelError, RetryableError
 from playbench.models.http import ProtocolError
 from playbench.models.redact import redact
