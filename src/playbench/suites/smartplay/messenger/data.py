@@ -89,11 +89,11 @@ TYPED_TEMPLATES = [
     "the {name} that {move} is the {role}.",
     "the {role} is the {name} that {move}.",
     "the {name} {move}; it is the {role}.",
-    "there is a {name} that {move}, and it is the {role}.",
+    "there is {a_name} that {move}, and it is the {role}.",
 ]
 UNKNOWN_TEMPLATES = [
     "the {name} is the {role}.",
-    "the {role} is a {name}.",
+    "the {role} is {a_name}.",
     "you will find the {role} with the {name}.",
 ]
 

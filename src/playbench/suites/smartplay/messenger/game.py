@@ -88,6 +88,9 @@ class MessengerGame(SmartPlayGame):
             "level": self.level,
             "triple": dict(zip(("enemy", "message", "goal"), triple, strict=True)),
             "variant": dict(zip(ROLES, variant, strict=False)),
+            # L2: the original's dom_{index} file; L3: the index in data.L3_VARIANTS.
+            "variant_index": (L2_VARIANTS.index(variant) if self.level == 2
+                              else L3_VARIANTS.index(variant) if self.level == 3 else None),
             "layout": ["".join(row) for row in grid],
             "avatar_starts_with_message": has_message,
             "manual_sentences": sentences,

@@ -47,10 +47,12 @@ class SentenceSource:
         # The crowd-sourced text sometimes uses the plain name; so do we (one time in four).
         name = entity if rng.random() < 0.25 else _pick(rng, SYNONYMS[entity])
         role_text = _pick(rng, ROLE_PHRASES[role])
+        a_name = ("an " if name[0] in "aeiou" else "a ") + name
         if mtype == UNKNOWN:
-            text = _pick(rng, UNKNOWN_TEMPLATES).format(name=name, role=role_text)
+            text = _pick(rng, UNKNOWN_TEMPLATES).format(name=name, a_name=a_name, role=role_text)
         else:
-            text = _pick(rng, TYPED_TEMPLATES).format(name=name, role=role_text, move=_pick(rng, MOVE_PHRASES[mtype]))
+            move = _pick(rng, MOVE_PHRASES[mtype])
+            text = _pick(rng, TYPED_TEMPLATES).format(name=name, a_name=a_name, role=role_text, move=move)
         return text[0].upper() + text[1:]
 
 

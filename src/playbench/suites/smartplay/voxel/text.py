@@ -53,7 +53,7 @@ def _cast(world: World, origin: np.ndarray, dirs: np.ndarray, ts: np.ndarray,
           offsets: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """First non-air block along each ray: (block ids, distances); misses give air at the ray's end."""
     pts = origin + (dirs[:, None, :] * ts[None, :, None] if offsets is None else offsets)
-    first, names = world.first_hits(pts, int(np.searchsorted(ts, 12.0)))
+    first, names = world.first_hits(pts, origin[0], origin[2])
     found = first >= 0
     # The exact distance at which the ray enters the voxel of the hit sample (slab method).
     k = np.maximum(first, 0)

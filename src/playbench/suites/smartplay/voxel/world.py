@@ -90,25 +90,13 @@ class World:
         shape = i.shape
         return blocks_from(view[i.ravel(), j.ravel()], np.asarray(y).ravel()).reshape(shape)
 
-    def first_hits(self, pts: np.ndarray, split: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    def first_hits(self, pts: np.ndarray, cx: float, cz: float) -> tuple[np.ndarray, np.ndarray]:
         """For rays sampled at ``pts`` [ray, sample, xyz]: index of the first non-air sample and its block.
 
         Rays that meet nothing get index -1. A point is non-air when it is at or below its column's ground or
-        water level, or inside the column's feature, leaf or vine span. With ``split`` the first ``split``
-        samples are tried for every ray and the rest only for rays that have not hit yet.
+        water level, or inside the column's feature, leaf or vine span. (cx, cz) picks the 3×3-region view.
         """
-        if 0 < split < pts.shape[1]:
-            first, ids = self._first_hits(pts[:, :split])
-            todo = first < 0
-            if todo.any():
-                f2, i2 = self._first_hits(pts[todo, split:])
-                first[todo] = np.where(f2 >= 0, f2 + split, -1)
-                ids[todo] = i2
-            return first, ids
-        return self._first_hits(pts)
-
-    def _first_hits(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        view, (ox, oz) = self.view(pts[0, 0, 0], pts[0, 0, 2])
+        view, (ox, oz) = self.view(cx, cz)
         fl = np.floor(pts).astype(np.int64)
         n = 3 * REGION
         i = np.clip(fl[..., 0] - ox, 0, n - 1)
