@@ -128,8 +128,13 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
 def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
     """BALROG's per-task numbers (progression %, standard error) for the ``tasks`` map."""
     xs = progressions(records)
-    return {"balrog": {"env": env_of(task_id), "progression_percentage": 100 * mean(xs),
-                       "standard_error": 100 * stderr_population(xs), "episodes_played": len(xs)}}
+    extras: dict[str, Any] = {"balrog": {"env": env_of(task_id), "progression_percentage": 100 * mean(xs),
+                                         "standard_error": 100 * stderr_population(xs), "episodes_played": len(xs)}}
+    if env_of(task_id) == "crafter":
+        from playbench.suites.crafter.scores import task_extras as crafter_extras
+
+        extras.update(crafter_extras(records))
+    return extras
 
 
 def _cell(block: dict[str, Any]) -> str:
