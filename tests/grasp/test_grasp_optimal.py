@@ -71,17 +71,19 @@ def test_equal_to_brute_force_on_small_grids(grid_no):
 
 def test_random_small_grids_against_brute_force():
     rng = np.random.default_rng(2024)
-    for trial in range(12):
-        rows, cols = (2, 4) if trial % 2 else (3, 3)
+    for trial in range(32):
+        rows, cols = ((3, 3), (2, 4), (1, 7), (2, 5))[trial % 4]
         cells = [(r, c) for r in range(rows) for c in range(cols)]
         start = cells[int(rng.integers(len(cells)))]
         energy = {x for x in cells if rng.random() < 0.5}
         obst = {x for x in cells if rng.random() < 0.15 and x not in energy}
         grid = Grid.build(energy, obst, start, rows, cols)
         cons = COMBINATIONS[trial % 8]
-        exhaustive = brute_force(grid, cons, 10)
+        exhaustive = brute_force(grid, cons, 12)
         for scoring in ("fixed", "compat"):
-            assert solve(grid, cons, scoring, budget=10).energy == pytest.approx(exhaustive[scoring][10]), trial
+            for budget in (6, 9, 12):
+                got = solve(grid, cons, scoring, budget=budget).energy
+                assert got == pytest.approx(exhaustive[scoring][budget]), (trial, scoring, budget)
 
 
 def test_optimal_at_least_greedy_and_random_on_a_sample(shared_data):

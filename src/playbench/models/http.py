@@ -2,10 +2,12 @@
 
 aiohttp keeps a cheap per-origin connection pool, which matters at hundreds of concurrent episodes on a
 small machine (see benchmarks/throughput.py). It never retries on its own: every attempt is visible to
-the one retry layer in :mod:`playbench.models.model`. Proxies are taken from the environment.
+the one retry layer in :mod:`playbench.models.model`. Proxies are taken from the environment
+(``HTTPS_PROXY`` and friends).
 """
 
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +32,13 @@ class Response:
         return self.content.decode("utf-8", "replace")
 
 
+def _proxy_in_env() -> bool:
+    # aiohttp looks proxies and .netrc up in a thread for every request when trust_env is on: only pay that
+    # when a proxy is configured.
+    return any(os.environ.get(name) for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
+                                                  "https_proxy", "all_proxy"))
+
+
 class HttpClient:
     """``await client.post(url, headers=..., json=...)`` with a total ``timeout`` (seconds) per request."""
 
@@ -42,7 +51,7 @@ class HttpClient:
         if self._session is None:  # created lazily: a session belongs to the running event loop
             connector = aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=self.max_connections)
             self._session = aiohttp.ClientSession(
-                connector=connector, timeout=aiohttp.ClientTimeout(total=self.timeout), trust_env=True,
+                connector=connector, timeout=aiohttp.ClientTimeout(total=self.timeout), trust_env=_proxy_in_env(),
                 json_serialize=lambda obj: json.dumps(obj, ensure_ascii=False))
         return self._session
 

@@ -49,6 +49,8 @@ class Columns:
     temp: np.ndarray
 
 
+BEACH_BAND = 0.0045  # continent-field width of beaches: a few blocks
+RIVER_BAND = 0.0065  # river-field half-width of rivers: narrow ribbons
 LATTICE = 4  # noise fields are evaluated every 4 blocks and interpolated bilinearly in between
 
 _FIELDS = ("cont", "temp", "humid", "weird", "river", "hills", "mush", "detail")
@@ -147,16 +149,16 @@ def _classify(fields: np.ndarray) -> "Columns":
     biome[island] = MUSHROOM_ISLAND
     height = np.where(island, SEA + 1 + 3 * (mush - 0.975) / 0.025 + detail, height)
 
-    beach = ~ocean & (cont < coast + 0.012) & (hill_f < 0.5)
+    beach = ~ocean & (cont < coast + BEACH_BAND) & (hill_f < 0.5)
     biome[beach] = np.where(cold[beach], COLD_BEACH, BEACH)
-    stone_beach = ~ocean & (cont < coast + 0.012) & (hill_f >= 0.5)
+    stone_beach = ~ocean & (cont < coast + BEACH_BAND) & (hill_f >= 0.5)
     biome[stone_beach] = STONE_BEACH
     height = np.where(beach, np.minimum(height, SEA), height)  # level with the sea: one can walk out of it
 
     rv = np.abs(river)
-    riv = ~ocean & ~island & (rv < 0.012)
+    riv = ~ocean & ~island & (rv < RIVER_BAND)
     # River valleys: land sinks towards sea level over a wide band on each side of the ribbon.
-    w = np.clip((rv - 0.012) / 0.07, 0, 1)
+    w = np.clip((rv - RIVER_BAND) / 0.07, 0, 1)
     w = w * w * (3 - 2 * w)
     valley = ~ocean & ~island & (rv < 0.082) & (height > SEA)
     height = np.where(valley, SEA + (height - SEA) * w, height)

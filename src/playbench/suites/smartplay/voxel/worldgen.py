@@ -66,6 +66,11 @@ _FEATURES: dict[int, tuple[float, tuple[int, int], float, float, float, float, f
 }
 VINE_TREES = frozenset({JUNGLE, SWAMP})
 
+# A crown: (dx, dz, top above the trunk's top) for the 5×5 square without corners. Every column's leaves
+# start two below the trunk top; the inner 3×3 reaches the trunk top, the centre plus one above it.
+_CROWN = np.array([(dx, dz, (1 if abs(dx) + abs(dz) <= 1 else 0) if max(abs(dx), abs(dz)) <= 1 else -1)
+                   for dx in range(-2, 3) for dz in range(-2, 3) if not (abs(dx) == 2 and abs(dz) == 2)])
+
 
 _SCALAR = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi", "vine_lo",
            "vine_hi", "biome")
@@ -183,16 +188,13 @@ def generate_region(seed: int, rx: int, rz: int) -> Region:
     txs, tzs = np.nonzero(tree)
     if len(txs):
         crown = height[txs, tzs] + trunk[txs, tzs]
-        for dx in range(-2, 3):
-            for dz in range(-2, 3):
-                if abs(dx) == 2 and abs(dz) == 2:
-                    continue
-                core = abs(dx) <= 1 and abs(dz) <= 1
-                hi = crown + (1 if abs(dx) + abs(dz) <= 1 else 0) if core else crown - 1
-                cx, cz = txs + dx, tzs + dz
-                ok = (cx >= 0) & (cx < n) & (cz >= 0) & (cz < n)
-                np.minimum.at(leaf_lo, (cx[ok], cz[ok]), (crown - 2)[ok])
-                np.maximum.at(leaf_hi, (cx[ok], cz[ok]), np.broadcast_to(hi, crown.shape)[ok])
+        cx = txs[:, None] + _CROWN[:, 0]
+        cz = tzs[:, None] + _CROWN[:, 1]
+        lo = np.broadcast_to((crown - 2)[:, None], cx.shape)
+        hi = crown[:, None] + _CROWN[:, 2]
+        ok = (cx >= 0) & (cx < n) & (cz >= 0) & (cz < n)
+        np.minimum.at(leaf_lo, (cx[ok], cz[ok]), lo[ok])
+        np.maximum.at(leaf_hi, (cx[ok], cz[ok]), hi[ok])
         vined = np.isin(biome[txs, tzs], list(VINE_TREES)) & (u3[txs, tzs] < 0.7) & (txs + 1 < n)
         vx, vz = txs[vined] + 1, tzs[vined]
         vine_lo[vx, vz] = height[vx, vz] + 2
