@@ -122,8 +122,10 @@ def test_gymnasium_id_and_one_step_contract():
     env = gymnasium.make("playbench/grasp.energy-v0", index=3, movement="8")
     first, info = env.reset(seed=5)
     obs = first
-    assert obs.startswith("You are given the following") and "UPLEFT allows" in info["manual"]
-    assert info["messages"][0]["content"] == info["manual"] and env.unwrapped.legal_actions() is None
+    assert obs.startswith("You are an agent in a grid world.") and "UPLEFT allows" in info["manual"]
+    system, user = (m["content"] for m in info["messages"])
+    assert system == info["manual"] and user.startswith("You are given the following")
+    assert obs == system + "\n\n" + user and env.unwrapped.legal_actions() is None
     obs, reward, terminated, truncated, info = env.step("I refuse.")
     assert terminated and not truncated and reward == 0.0 and info["metrics"]["parse_failed"]
     again = gymnasium.make("playbench/grasp.energy-v0", index=3, movement="8")

@@ -131,6 +131,9 @@ def test_summary_is_a_pure_function_of_records():
     expected = capability_values({g: normalize(g, r)[0] for g, r in zip(GAMES, TABLE4["GPT-4-0613"], strict=True)})
     assert out["capabilities"] == pytest.approx(expected)
     json.dumps(out, allow_nan=False)
+    assert set(out["crafter"]) == {"crafter_score", "mean_achievements_unlocked"}
+    crafter = summary.task_extras("smartplay/crafter", by_task["smartplay/crafter"])
+    assert crafter["normalized"]["kind"] == "human" and "crafter_score" in crafter
     assert len(summary.render(out)) >= 3
     extras = summary.task_extras("smartplay/messenger-3", by_task["smartplay/messenger-3"])
     assert extras["normalized"] == {"value": 0.75, "kind": "range"} and extras["picked_message"] == 0.5

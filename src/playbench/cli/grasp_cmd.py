@@ -34,6 +34,8 @@ def rescore_cmd(
 ) -> None:
     """Re-score published answers in FILES (baseline results, OpenAI batch output, o1-mini output).
 
+    A directory stands for every *.jsonl file in it.
+
     Never calls a model. Answers are joined to grids by custom_id or by (file, index, constraints).
     """
     from playbench.suites.grasp.parse import ParserOptions
@@ -42,17 +44,19 @@ def rescore_cmd(
     missing = [str(f) for f in files if not f.exists()]
     if missing:
         raise PlaybenchError(f"file not found: {missing[0]}")
+    # a directory stands for every *.jsonl file in it (e.g. data/results/greedy_results/)
+    files = tuple(p for f in files for p in (sorted(f.glob("*.jsonl")) if f.is_dir() else [f]))
     options = ParserOptions(parser_mode, parser_list, parser_comments)  # type: ignore[arg-type]
     result = rescore(list(files), grids, scoring, options)  # type: ignore[arg-type]
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
     from playbench.cli.common import console
-    from playbench.suites.grasp.table import render_table
+    from playbench.suites.grasp.table import SWAP_NOTE, render_table
 
     if result["agents"]:
         title = f"GRASP re-scored ({scoring} scoring, parser {result['parser']}): length / energy ± s.e."
-        console.print(render_table(result["agents"], title))
+        console.print(render_table(result["agents"], title, caption=SWAP_NOTE))
     else:
         console.print("no answers could be scored")
     counts = result["counts"]

@@ -50,6 +50,7 @@ class _GraspBase(Game):
         self.inst: Instance | None = None
         self._score = 0.0
         self._done = False
+        self._completed = False
 
     def _setup(self, seed: int | None) -> Instance:
         super().reset(seed=seed)
@@ -80,20 +81,24 @@ class _GraspBase(Game):
         """1 once the scoring cell holds energy at the end, else 0."""
         return float(self._done and self._completed)
 
-    _completed = False
-
 
 class GraspGame(_GraspBase):
     """One episode = one instance; the action is the whole answer, parsed into a plan and simulated."""
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
-        """Build the instance; the observation is the official user message, the manual the system one."""
+        """Build the instance and its official prompt.
+
+        The observation is the whole prompt as one message (the official o1-mini form: system text, a blank
+        line, user text), since one-step agents send the observation alone. ``info["messages"]`` holds the
+        GPT-3.5/GPT-4o form (system + user messages) for agents that send messages as given.
+        """
         inst = self._setup(seed)
-        obs = user_message(inst.text, inst.blocked)
+        user = user_message(inst.text, inst.blocked)
+        obs = self.manual + "\n\n" + user
         self._last_obs = obs
         info = {
             "manual": self.manual, "obs": obs, "history": "", "score": 0.0, "completed": 0, "progress": 0.0,
-            "messages": [{"role": "system", "content": self.manual}, {"role": "user", "content": obs}],
+            "messages": [{"role": "system", "content": self.manual}, {"role": "user", "content": user}],
         }
         return obs, info
 

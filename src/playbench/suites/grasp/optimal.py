@@ -9,8 +9,10 @@ without loss; with a limit of 2 this restriction is checked against an exhaustiv
 state space (every action sequence) on small grids in the tests.
 
 Bound. From a node with R actions left, collecting j more units needs j TAKEs, one move per new cell,
-and D = ceil((carried + j) / limit) DROPs each reached by a move onto T (one fewer if already there), and
-only units that can still be taken and brought to T within R actions count. The best value over j is an
+and D = ceil((carried + j) / limit) DROPs each reached by a move onto T (one fewer if already there); the
+first new cell is at least as far as the nearest available unit; the walk must still reach T, and on
+4-move grids (bipartite) its length has the parity of the distance to T. Only units that can still be
+taken and brought to T within R actions count. The best value over j is an
 upper bound (admissible), so pruning never loses the optimum. Nodes repeating (cell, taken set, load, T)
 with no fewer actions used are pruned too.
 """

@@ -7,7 +7,7 @@ from typing import Any
 
 from playbench.core.records import EpisodeRecord
 from playbench.suites.grasp.grid import Constraints
-from playbench.suites.grasp.table import Scored, breakdown, dims_of, render_table
+from playbench.suites.grasp.table import SWAP_NOTE, Scored, breakdown, dims_of, render_table
 
 
 def _scored(record: EpisodeRecord) -> Scored | None:
@@ -28,7 +28,9 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
         if not items:
             continue
         scorings = sorted({r.metrics.get("scoring", "?") for r in records if r.status == "ok"})
-        out[task_id] = {"scoring": ",".join(scorings), "scheduled": scheduled.get(task_id), **breakdown(items)}
+        official = any(r.instance.get("source") == "official" for r in records)
+        out[task_id] = {"scoring": ",".join(scorings), "scheduled": scheduled.get(task_id), "official": official,
+                        **breakdown(items)}
     return {"tables": out} if out else None
 
 
@@ -52,4 +54,5 @@ def render(summary: dict) -> list:
     if not tables:
         return []
     columns = {f"{tid} ({t['scoring']})": t for tid, t in tables.items()}
-    return [render_table(columns, "GRASP (Table 1): length / energy ± s.e.")]
+    caption = SWAP_NOTE if any(t.get("official") for t in tables.values()) else None
+    return [render_table(columns, "GRASP (Table 1): length / energy ± s.e.", caption=caption)]

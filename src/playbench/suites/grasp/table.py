@@ -90,11 +90,17 @@ def _cell(stats: dict[str, Any] | None, with_se: bool) -> str:
     return text
 
 
-def render_table(agents: dict[str, dict[str, Any]], title: str, with_se: bool = True) -> Any:
+SWAP_NOTE = ("official grid files: upDown files skew columns and leftRight files rows, the transposition of "
+             "their paper labels (spec §2.1)")
+
+
+def render_table(
+    agents: dict[str, dict[str, Any]], title: str, with_se: bool = True, caption: str | None = None
+) -> Any:
     """A rich Table in the paper's layout: one row per control value, one column per agent (length / energy)."""
     from rich.table import Table
 
-    table = Table(title=title)
+    table = Table(title=title, caption=caption)
     table.add_column("control")
     table.add_column("value")
     for name in agents:

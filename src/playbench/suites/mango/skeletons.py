@@ -11,17 +11,14 @@ written as pieces joined once at the end.
 import hashlib
 from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii as _quote  # what json.dumps uses for str (ASCII escapes)
+from operator import itemgetter
 
 from playbench.suites.mango.formats import NEVER, STEP_FIELDS, json_line
 from playbench.suites.mango.maze import insertion_order, node_order
 
 LABELS = ("min_step_forward", "min_step_total", "min_step_forward_answerable", "min_step_total_answerable")
-_LABEL_FIELD = {
-    "min_step_forward": "seen_in_forward",
-    "min_step_total": "edge_min_step",
-    "min_step_forward_answerable": "seen_in_forward_answerable",
-    "min_step_total_answerable": "edge_min_step_answerable",
-}
+# the edge field each label is the maximum of along a path (spec §2.4), in LABELS order
+_LABEL_FIELDS = ("seen_in_forward", "edge_min_step", "seen_in_forward_answerable", "edge_min_step_answerable")
 # a step's JSON (json.dumps defaults) when its six step fields are plain ints: the same text, without the encoder
 _STEP_JSON = "{{" + ", ".join(f'"{k}": {{}}' for k in ("prev_node", "node", "action", *STEP_FIELDS)) + "}}"
 
@@ -80,7 +77,8 @@ class SkeletonBuilder:
         self._parallel = parallel
         self._adjacency: dict[bool, list[_Adjacency]] = {}
         # the text fast path writes labels with str(); anything but plain ints goes through json.dumps
-        self._plain = all(type(e[f]) is int for e in edges for f in STEP_FIELDS)
+        fields = itemgetter(*STEP_FIELDS)
+        self._plain = all(type(v) is int for e in edges for v in fields(e))
         self._quoted = [_quote(n) for n in self.nodes]
 
     def _adjacency_of(self, text: bool) -> list[_Adjacency]:
@@ -93,7 +91,7 @@ class SkeletonBuilder:
                     first, add = [], []
                     for step in steps:
                         frag = step_fragment(step).encode()  # per-edge strings are built once
-                        labels = tuple(step[_LABEL_FIELD[k]] for k in LABELS)
+                        labels = itemgetter(*_LABEL_FIELDS)(step)
                         if text:
                             payload = _STEP_JSON.format(
                                 _quote(step["prev_node"]), _quote(step["node"]), _quote(step["action"]),
@@ -234,7 +232,6 @@ class SkeletonBuilder:
         rf_lines: list[str] = []
         quoted = self._quoted
         sha = hashlib.sha256
-        l0, l1, l2, l3 = LABELS
         for s, d, groups in self._pairs(text=True):
             head = f'{{"src_node": {quoted[s]}, "dst_node": {quoted[d]}, '
             shortest = groups[0][0] if groups else 0
@@ -250,7 +247,8 @@ class SkeletonBuilder:
                     df_lines += json_texts
                     df_lines.append(
                         f'{tail}{sha(id_text + b"]").hexdigest()}", '
-                        f'"{l0}": {a}, "{l1}": {b}, "{l2}": {c}, "{l3}": {e}}}\n'
+                        f'"min_step_forward": {a}, "min_step_total": {b}, "min_step_forward_answerable": {c}, '
+                        f'"min_step_total_answerable": {e}}}\n'
                     )
                     if a < m0:
                         m0 = a
@@ -262,7 +260,8 @@ class SkeletonBuilder:
                         m3 = e
             rid = sha(f'{{"dst_node": {quoted[d]}, "src_node": {quoted[s]}}}'.encode()).hexdigest()
             rf_lines.append(
-                f'{head}"num_paths": {count}, "id": "{rid}", "{l0}": {m0}, "{l1}": {m1}, "{l2}": {m2}, "{l3}": {m3}}}\n'
+                f'{head}"num_paths": {count}, "id": "{rid}", "min_step_forward": {m0}, "min_step_total": {m1}, '
+                f'"min_step_forward_answerable": {m2}, "min_step_total_answerable": {m3}}}\n'
             )
         return "".join(df_lines), "".join(rf_lines)
 

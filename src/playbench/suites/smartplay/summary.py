@@ -59,6 +59,10 @@ def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
     ok = [r for r in records if r.status == "ok"]
     if task_id.startswith("smartplay/messenger-") and ok:
         extras["picked_message"] = sum(bool(r.metrics.get("picked_message")) for r in ok) / len(ok)
+    if task_id == "smartplay/crafter":  # B6: Crafter's native score and achievements beside the running sum
+        from playbench.suites.crafter.scores import task_extras as crafter_extras
+
+        extras.update(crafter_extras(records))
     if task_id.startswith("smartplay/minecraft-"):
         extras["substitute_world"] = True
         if ok:
@@ -82,7 +86,12 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
     notes = [NOTES["range"]] if any(k == "range" for k in kinds.values()) else []
     if any(t.startswith("smartplay/minecraft-") for t in normalized):
         notes.append(NOTES["minecraft"])
+    crafter: dict[str, Any] = {}
     if "smartplay/crafter" in normalized:
+        from playbench.suites.crafter.scores import task_extras as crafter_extras
+
+        native = crafter_extras(records_by_task.get("smartplay/crafter", []))
+        crafter = {k: native[k] for k in ("crafter_score", "mean_achievements_unlocked")}
         notes.append(NOTES["crafter"])
         if normalized["smartplay/crafter"] > 1:
             notes.append("Crafter's normalized score exceeds 1: the running-sum score rewards long episodes.")
@@ -95,6 +104,7 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
         "capability_weighting": "code",
         "capability_tasks": sorted(human),
         "benchmark_complete": all(t in human for t in BENCHMARK_TASKS),
+        **({"crafter": crafter} if crafter else {}),
         "notes": notes,
     }
 
@@ -132,5 +142,9 @@ def render(summary: dict[str, Any]) -> list[Any]:
         caps.add_row(name, _fmt(value) if value is not None else f"null ({reasons.get(name, '')})",
                      _fmt(paper.get(name)))
     out.append(caps)
+    crafter = summary.get("crafter")
+    if crafter and crafter.get("crafter_score") is not None:
+        out.append(f"Crafter native score (Hafner 2021): {crafter['crafter_score']:.2f}; "
+                   f"mean achievements unlocked: {crafter['mean_achievements_unlocked']:.2f} of 22")
     out.extend(summary.get("notes", []))
     return out

@@ -22,6 +22,23 @@ def hash01(ix: np.ndarray, iz: np.ndarray, seed) -> np.ndarray:
     return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
+def hash3(ix: np.ndarray, iz: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Three independent uniform [0, 1) values per lattice point (21 bits each, from one 64-bit hash)."""
+    with np.errstate(over="ignore"):
+        h = ix.astype(np.int64).astype(np.uint64) * _M1
+        h ^= iz.astype(np.int64).astype(np.uint64) * _M2
+        h ^= np.uint64(seed & 0xFFFFFFFFFFFF) * _M4
+        h ^= h >> np.uint64(31)
+        h *= _M3
+        h ^= h >> np.uint64(29)
+        h *= _M4
+        h ^= h >> np.uint64(32)
+    mask = np.uint64((1 << 21) - 1)
+    scale = 1.0 / (1 << 21)
+    return ((h & mask).astype(np.float64) * scale, ((h >> np.uint64(21)) & mask).astype(np.float64) * scale,
+            ((h >> np.uint64(42)) & mask).astype(np.float64) * scale)
+
+
 def value_noise(x: np.ndarray, z: np.ndarray, scale: float, seed: int) -> np.ndarray:
     """Smooth noise in [-1, 1] with features about ``scale`` blocks wide."""
     fx, fz = x / scale, z / scale

@@ -44,11 +44,6 @@ def _rays(yaw: float, pitch: float) -> tuple[np.ndarray, np.ndarray]:
     return hit
 
 
-def _dirs(player: Player) -> np.ndarray:
-    """Unit directions of the 17×17 lidar rays, indexed [row, column, xyz] (positive column offset: left)."""
-    return _rays(player.yaw, player.pitch)[0].reshape(17, 17, 3)
-
-
 def _cast(world: World, origin: np.ndarray, dirs: np.ndarray, ts: np.ndarray,
           offsets: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """First non-air block along each ray: (block ids, distances); misses give air at the ray's end."""

@@ -6,7 +6,15 @@ import numpy as np
 
 from playbench.suites.smartplay.voxel import blocks as bk
 from playbench.suites.smartplay.voxel.climate import SEA, SPAWN_BIOMES, SPAWN_FALLBACK, WATER_BIOMES, biome_at
-from playbench.suites.smartplay.voxel.worldgen import PACKED, REGION, Region, block_in, blocks_from, generate_region
+from playbench.suites.smartplay.voxel.worldgen import (
+    BIOME_FIELD,
+    PACKED,
+    REGION,
+    Region,
+    block_in,
+    blocks_from,
+    generate_region,
+)
 
 #: Mob bounding boxes (width, height) in blocks.
 MOB_SIZE: dict[str, tuple[float, float]] = {
@@ -57,7 +65,7 @@ class World:
 
     def biome(self, x: float, z: float) -> int:
         """The biome id of the column under (x, z)."""
-        return self.column(math.floor(x), math.floor(z))[-1]
+        return self.column(math.floor(x), math.floor(z))[BIOME_FIELD]
 
     def surface(self, x: int, z: int) -> int:
         """The height of the top terrain block of column (x, z)."""

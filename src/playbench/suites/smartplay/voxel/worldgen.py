@@ -40,7 +40,7 @@ from playbench.suites.smartplay.voxel.climate import (
     WATER_BIOMES,
     columns_grid,
 )
-from playbench.suites.smartplay.voxel.noise import hash01
+from playbench.suites.smartplay.voxel.noise import hash3
 
 REGION = 64
 PAD = 4  # trees near a region's edge are decided on padded columns so neighbours agree
@@ -72,13 +72,11 @@ _CROWN = np.array([(dx, dz, (1 if abs(dx) + abs(dz) <= 1 else 0) if max(abs(dx),
                    for dx in range(-2, 3) for dz in range(-2, 3) if not (abs(dx) == 2 and abs(dz) == 2)])
 
 
-_SCALAR = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi", "vine_lo",
-           "vine_hi", "biome")
-
 #: Fields of a region's packed array: the column description plus ``base`` (below it every block is ground
 #: or water) and ``ceil`` (above it every block is air).
 PACKED = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi", "vine_lo",
-          "vine_hi", "base", "ceil")
+          "vine_hi", "biome", "base", "ceil")
+BIOME_FIELD = PACKED.index("biome")
 
 #: The per-column arrays a region stores (see ``block_in``).
 COLUMN_FIELDS = ("height", "top", "fill", "frozen", "feat", "feat_lo", "feat_hi", "leaf_lo", "leaf_hi",
@@ -100,13 +98,10 @@ class Region:
     cols: dict[str, np.ndarray]
     mobs: list[list]
     packed: np.ndarray  # [x, z, field] int16 in PACKED order, for the vectorized look-ups
-    _tuples: list[tuple[int, ...]] | None = None
 
     def column(self, i: int, j: int) -> tuple[int, ...]:
-        """Column (i, j) as a tuple of ints in ``_SCALAR`` order (built for the whole region on first use)."""
-        if self._tuples is None:
-            self._tuples = list(zip(*(self.cols[f].ravel().tolist() for f in _SCALAR), strict=True))
-        return self._tuples[i * REGION + j]
+        """Column (i, j) as a tuple of ints in ``PACKED`` order, for fast scalar look-ups."""
+        return tuple(self.packed[i, j].tolist())
 
 
 _MOBS_LAND = ("EntityCow", "EntityPig", "EntitySheep", "EntityChicken")
@@ -120,7 +115,7 @@ def generate_region(seed: int, rx: int, rz: int) -> Region:
     X, Z = np.meshgrid(x0 + np.arange(n), z0 + np.arange(n), indexing="ij")
     col = columns_grid(seed, x0, z0, n, n)
     biome, height = col.biome, col.height.astype(np.int32)
-    u1, u2, u3 = hash01(X, Z, seed + 11), hash01(X, Z, seed + 12), hash01(X, Z, seed + 13)
+    u1, u2, u3 = hash3(X, Z, seed + 11)
 
     top = np.full(biome.shape, bk.GRASS_BLOCK, dtype=np.uint8)
     fill = np.full(biome.shape, bk.DIRT, dtype=np.uint8)
@@ -251,14 +246,9 @@ def blocks_from(rows: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(depth >= 0, ground, out).astype(np.uint8)
 
 
-def column_of(c: dict[str, np.ndarray], i: int, j: int) -> tuple[int, ...]:
-    """Column (i, j) of the column arrays as a tuple of ints (``_SCALAR`` order), for fast scalar look-ups."""
-    return tuple(int(c[f][i, j]) for f in _SCALAR)
-
-
 def block_in(col: tuple[int, ...], y: int) -> int:
-    """The block id at height ``y`` of a column tuple from ``column_of``."""
-    h, top, fill, frozen, feat, flo, fhi, llo, lhi, vlo, vhi, _ = col
+    """The block id at height ``y`` of a column tuple (``PACKED`` order)."""
+    h, top, fill, frozen, feat, flo, fhi, llo, lhi, vlo, vhi = col[:11]
     if y <= h:
         d = h - y
         return top if d == 0 else fill if d < 4 else bk.STONE
