@@ -1,11 +1,12 @@
 """``playbench eval``: run tasks with an agent and write a run directory."""
 
 import asyncio
-import os
 import shlex
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -15,10 +16,11 @@ from playbench.cli.common import console, err_console, versions
 from playbench.cli.report_cmd import print_report
 from playbench.core.errors import PlaybenchError
 from playbench.core.params import parse_key_values
-from playbench.core.records import RunConfig, TaskSpec
+from playbench.core.records import EpisodeRecord, RunConfig, TaskSpec
 from playbench.core.registry import get_task, resolve_members
 from playbench.report.build import build_report
 from playbench.runner import RunSettings, RunStore, plan_jobs, run_jobs
+from playbench.runner.runner import RunTotals
 
 
 def build_config(
@@ -53,11 +55,11 @@ def build_config(
     return RunConfig(tasks=specs, agent=agent_name, agent_params=aparams, model=model, model_params=mparams, seed=seed)
 
 
-def _progress() -> Progress:
+def _progress(quiet: bool) -> Progress:
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
         TextColumn("{task.fields[rate]:>8} steps/s"), TimeElapsedColumn(),
-        console=err_console, transient=False, disable=not err_console.is_terminal and "CI" in os.environ,
+        console=err_console, transient=False, disable=quiet,
     )
 
 
@@ -125,7 +127,7 @@ def command(tasks: tuple[str, ...], agent: str | None, model: str | None, episod
                          "base_url": base_url, "cache": cache},
         })
     run_dir = store.path
-    totals = _execute(jobs, store, lambda: spec.factory(aparams, model_obj), config, max_episodes or max_connections,
+    _execute(jobs, store, lambda: spec.factory(aparams, model_obj), config, max_episodes or max_connections,
                       quiet, model_obj)
     store.close()
     if model_obj is not None and not quiet:
@@ -146,26 +148,23 @@ def command(tasks: tuple[str, ...], agent: str | None, model: str | None, episod
         cmd = f"playbench eval --resume {shlex.quote(str(run_dir))}"
         click.echo(f"{remaining} episode(s) ended with infra-error; continue with: {cmd}", err=True)
         sys.exit(1)
-    _ = totals
 
 
-def _execute(jobs, store: RunStore, make_agent, config: RunConfig, max_episodes: int, quiet: bool, model=None):
-    per_task: dict[str, int] = {}
+def _execute(jobs: list, store: RunStore, make_agent: Callable, config: RunConfig, max_episodes: int, quiet: bool,
+             model: Any = None) -> RunTotals:
+    """Run the jobs under a progress bar (episodes per task, steps/s, elapsed)."""
     steps = {"n": 0}
     start = time.perf_counter()
-    with _progress() as progress:
-        if quiet:
-            progress.disable = True
+    with _progress(quiet) as progress:
         bars = {}
         for t in config.tasks:
             left = sum(1 for j in jobs if j.task.id == t.id)
             bars[t.id] = progress.add_task(t.id, total=t.episodes, completed=t.episodes - left, rate="-")
-            per_task[t.id] = 0
 
         def on_step(task_id: str) -> None:
             steps["n"] += 1
 
-        def on_episode(record) -> None:
+        def on_episode(record: EpisodeRecord) -> None:
             rate = steps["n"] / max(time.perf_counter() - start, 1e-9)
             progress.update(bars[record.task], advance=1, rate=f"{rate:,.0f}")
 
@@ -173,7 +172,7 @@ def _execute(jobs, store: RunStore, make_agent, config: RunConfig, max_episodes:
         return asyncio.run(_closing(run_jobs(jobs, store, make_agent, config.agent, config.model, settings), model))
 
 
-async def _closing(coro, model):
+async def _closing(coro: Awaitable[RunTotals], model: Any) -> RunTotals:
     """Run ``coro``, then close the model's connections inside the same event loop."""
     try:
         return await coro
