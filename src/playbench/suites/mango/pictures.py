@@ -125,7 +125,7 @@ def maze_svg(
     x0 = _MARGIN + 16 + widest  # 16: the S/D tag left of a box
     pos = {n: (x0 + c * col_w, _MARGIN + 24 + i * _ROW) for c, col in columns.items() for i, n in enumerate(col)}
     rows = max((len(col) for col in columns.values()), default=1)
-    width = max(x0 + max(columns, default=0) * col_w + widest + _MARGIN, 560)
+    width = max(x0 + max(columns, default=0) * col_w + widest + _MARGIN, 560, 2 * _MARGIN + len(caption) * 7.2)
     height = _MARGIN + 24 + rows * _ROW + 30
 
     on_route: set[tuple[str, str, str]] = set()
@@ -149,8 +149,8 @@ def maze_svg(
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif">',
         "<defs>",
-        *(f'<marker id="arrow-{k}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-          f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>'
+        *(f'<marker id="arrow-{k}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" '
+          f'markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>'
           for k, c in (("grey", _GREY), ("red", _RED), ("blue", _BLUE))),
         "</defs>",
         f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" fill="#ffffff"/>',
@@ -168,18 +168,18 @@ def maze_svg(
         mx, my = (x1 + x2) / 2 + nx * bend, (y1 + y2) / 2 + ny * bend
         ax, ay = _box(x1, y1, half_w[s], mx, my)
         bx, by = _box(x2, y2, half_w[d], mx, my)
-        lx, ly = (ax + 2 * mx + bx) / 4, (ay + 2 * my + by) / 4  # the curve's midpoint
+        lx, ly = (ax + 2 * mx + bx) / 4 + nx * 7, (ay + 2 * my + by) / 4 + ny * 7  # beside the curve's midpoint
         return f"M{ax:.1f},{ay:.1f} Q{mx:.1f},{my:.1f} {bx:.1f},{by:.1f}", lx, ly
 
     for (s, d), actions in pairs.items():
-        bend = 10.0 if (d, s) in pairs else 0.0  # two-way pairs: one curve on each side
+        bend = 14.0 if (d, s) in pairs else 0.0  # two-way pairs: one curve on each side
         path_d, lx, ly = curve(s, d, bend)
         hot = [a for a in actions if (s, a, d) in on_route]
         colour, mark, stroke = (_RED, "red", 3) if hot else (_GREY, "grey", 1.2)
         out.append(f'<path d="{path_d}" fill="none" stroke="{colour}" stroke-width="{stroke}" '
                    f'marker-end="url(#arrow-{mark})"><title>{_x(s)} -&gt; {_x(d)}: {_x(" / ".join(actions))}</title></path>')
         weight = ' font-weight="bold"' if hot else ""
-        out.append(f'<text x="{lx:.1f}" y="{ly - 3:.1f}" font-size="9" text-anchor="middle" fill="{colour}"{weight}>'
+        out.append(f'<text x="{lx:.1f}" y="{ly + 3:.1f}" font-size="9" text-anchor="middle" fill="{colour}"{weight}>'
                    f'{_x(" / ".join(actions))}</text>')
 
     known = set(nodes)

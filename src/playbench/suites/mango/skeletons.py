@@ -17,8 +17,10 @@ from playbench.suites.mango.formats import NEVER, STEP_FIELDS, json_line
 from playbench.suites.mango.maze import insertion_order, node_order
 
 LABELS = ("min_step_forward", "min_step_total", "min_step_forward_answerable", "min_step_total_answerable")
+_ABOVE = float("inf")  # start of the running minima (any real label is smaller)
 # the edge field each label is the maximum of along a path (spec §2.4), in LABELS order
-_LABEL_FIELDS = ("seen_in_forward", "edge_min_step", "seen_in_forward_answerable", "edge_min_step_answerable")
+_LABEL_FIELDS = itemgetter("seen_in_forward", "edge_min_step", "seen_in_forward_answerable", "edge_min_step_answerable")
+_STEP_FIELDS = itemgetter(*STEP_FIELDS)
 # a step's JSON (json.dumps defaults) when its six step fields are plain ints: the same text, without the encoder
 _STEP_JSON = "{{" + ", ".join(f'"{k}": {{}}' for k in ("prev_node", "node", "action", *STEP_FIELDS)) + "}}"
 
@@ -77,8 +79,7 @@ class SkeletonBuilder:
         self._parallel = parallel
         self._adjacency: dict[bool, list[_Adjacency]] = {}
         # the text fast path writes labels with str(); anything but plain ints goes through json.dumps
-        fields = itemgetter(*STEP_FIELDS)
-        self._plain = all(type(v) is int for e in edges for v in fields(e))
+        self._plain = all(type(v) is int for e in edges for v in _STEP_FIELDS(e))
         self._quoted = [_quote(n) for n in self.nodes]
 
     def _adjacency_of(self, text: bool) -> list[_Adjacency]:
@@ -91,11 +92,11 @@ class SkeletonBuilder:
                     first, add = [], []
                     for step in steps:
                         frag = step_fragment(step).encode()  # per-edge strings are built once
-                        labels = itemgetter(*_LABEL_FIELDS)(step)
+                        labels = _LABEL_FIELDS(step)
                         if text:
                             payload = _STEP_JSON.format(
                                 _quote(step["prev_node"]), _quote(step["node"]), _quote(step["action"]),
-                                *(step[f] for f in STEP_FIELDS),
+                                *_STEP_FIELDS(step),
                             )
                             first.append(((payload,), b"[" + frag, *labels))
                             add.append(((", " + payload,), b", " + frag, *labels))
@@ -107,19 +108,16 @@ class SkeletonBuilder:
             self._adjacency[text] = table
         return self._adjacency[text]
 
-    def _expansions(self, src: int, text: bool) -> dict[int, _Groups]:
-        """Per target: (hops, expansions) of each simple node sequence from ``src``, in depth-first order."""
-        found: dict[int, _Groups] = {}
+    def _expansions(self, src: int, text: bool) -> list[_Groups]:
+        """Per target index: (hops, expansions) of each simple node sequence from ``src``, sorted stably by length."""
+        found: list[_Groups] = [[] for _ in self.nodes]
         adjacency = self._adjacency_of(text)
         on_path = bytearray(len(self.nodes))
         on_path[src] = 1
         # iterative DFS: a stack of (node, successor iterator, expansions) keeps recursion's discovery order
         for first_node, first, _ in adjacency[src]:
             grown = list(first)
-            if first_node in found:
-                found[first_node].append((1, grown))
-            else:
-                found[first_node] = [(1, grown)]
+            found[first_node].append((1, grown))
             on_path[first_node] = 1
             stack = [(first_node, iter(adjacency[first_node]), grown)]
             while stack:
@@ -161,14 +159,10 @@ class SkeletonBuilder:
                         for p, i, a, b, c, d in parts
                         for pa, ia, g0, g1, g2, g3 in adds
                     ]
-                group = (len(stack) + 1, grown)
-                if nxt in found:
-                    found[nxt].append(group)
-                else:
-                    found[nxt] = [group]
+                found[nxt].append((len(stack) + 1, grown))
                 on_path[nxt] = 1
                 stack.append((nxt, iter(adjacency[nxt]), grown))
-        for groups in found.values():
+        for groups in found:
             if len(groups) > 1:
                 groups.sort(key=_hops_of)  # stable: equal lengths keep discovery order
         return found
@@ -180,7 +174,7 @@ class SkeletonBuilder:
             found = self._expansions(s, text)
             for d in range(n):
                 if d != s:
-                    yield s, d, found.get(d, [])
+                    yield s, d, found[d]
 
     def build(self) -> tuple[list[dict], list[dict]]:
         """(all2all records, all_pairs records) in file order."""
@@ -192,7 +186,7 @@ class SkeletonBuilder:
         for s, d, groups in self._pairs(text=False):
             src, dst = nodes[s], nodes[d]
             shortest = groups[0][0] if groups else 0
-            m0 = m1 = m2 = m3 = NEVER  # the pair's label minima (9999 when unreachable)
+            m0 = m1 = m2 = m3 = _ABOVE  # the pair's label minima (9999 when unreachable, below)
             count = 0
             for k, part in groups:
                 count += len(part)
@@ -217,6 +211,8 @@ class SkeletonBuilder:
                         m2 = c
                     if e < m3:
                         m3 = e
+            if not count:
+                m0 = m1 = m2 = m3 = NEVER
             rid = sha(f'{{"dst_node": {quoted[d]}, "src_node": {quoted[s]}}}'.encode()).hexdigest()
             all_pairs.append({
                 "src_node": src, "dst_node": dst, "num_paths": count, "id": rid, l0: m0, l1: m1, l2: m2, l3: m3,
@@ -235,7 +231,7 @@ class SkeletonBuilder:
         for s, d, groups in self._pairs(text=True):
             head = f'{{"src_node": {quoted[s]}, "dst_node": {quoted[d]}, '
             shortest = groups[0][0] if groups else 0
-            m0 = m1 = m2 = m3 = NEVER
+            m0 = m1 = m2 = m3 = _ABOVE
             count = 0
             for k, part in groups:
                 count += len(part)
@@ -258,6 +254,8 @@ class SkeletonBuilder:
                         m2 = c
                     if e < m3:
                         m3 = e
+            if not count:
+                m0 = m1 = m2 = m3 = NEVER
             rid = sha(f'{{"dst_node": {quoted[d]}, "src_node": {quoted[s]}}}'.encode()).hexdigest()
             rf_lines.append(
                 f'{head}"num_paths": {count}, "id": "{rid}", "min_step_forward": {m0}, "min_step_total": {m1}, '
