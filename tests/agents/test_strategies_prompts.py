@@ -222,8 +222,14 @@ def test_one_step_prompt_is_sent_unchanged_or_refused() -> None:
     preflight("naive", get_agent("naive").params({}), [task])
     record, steps = play(task, "naive")
     assert record.steps == 1
-    assert steps[0].messages == [{"role": "user", "content": steps[0].observation}]
+    # the release's exact request: its system message and the prompt as the user turn
+    assert steps[0].messages == [{"role": "system", "content": "You are a helpful assistant."},
+                                 {"role": "user", "content": steps[0].observation}]
     assert steps[0].action == steps[0].raw_output
+    # GRASP sends its official system + user pair unchanged too
+    record, steps = play(get_task("grasp/energy"), "naive")
+    assert [m["role"] for m in steps[0].messages] == ["system", "user"]
+    assert steps[0].observation == steps[0].messages[0]["content"] + "\n\n" + steps[0].messages[1]["content"]
 
 
 def test_few_shot_needs_and_uses_demonstrations(tmp_path: Path) -> None:

@@ -123,10 +123,19 @@ class BalrogAgent:
                         usage=add_usage(None, self.model.usage(output)), extra=extra)
 
     async def _one_step(self, turn: Turn) -> Decision:
-        """A one-step task: its official prompt (the observation), unchanged unless explicitly allowed."""
+        """A one-step task: its official prompt, unchanged unless explicitly allowed.
+
+        The official request is ``info["messages"]`` where the game gives one (system + user, as the
+        original sent it), else the observation as one user message.
+        """
         image = observation_image(turn.info)
-        prompt = Message("user", turn.observation, [image] if image else [])
-        sent = [prompt]
+        official = turn.info.get("messages")
+        if official:
+            sent = [Message(m["role"], m["content"]) for m in official]
+        else:
+            sent = [Message("user", turn.observation)]
+        if image:
+            sent[-1].images.append(image)
         if self.changes_one_step_prompt:
             sent = with_suffix(sent, self.one_step_suffix(), only_user=False)
         output = await self.model.generate(sent)

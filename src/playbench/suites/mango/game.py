@@ -82,7 +82,10 @@ class MangoGame(Game):
         return self._last_obs, self.result.strict, True, False, self._info()
 
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"manual": self.manual, "obs": self._last_obs, "history": ""}
+        info: dict[str, Any] = {"manual": self.manual, "obs": self._last_obs, "history": "",
+                                # the release's request: its system message, then the prompt as the user turn
+                                "messages": [{"role": "system", "content": self.manual},
+                                             {"role": "user", "content": self._last_obs}]}
         r = self.result
         info["score"] = r.strict if r else 0.0
         info["completed"] = int(bool(r and r.strict == 1.0))
