@@ -9,7 +9,6 @@ the number of finished episodes.
 """
 
 import argparse
-import asyncio
 import tempfile
 import time
 import tracemalloc
@@ -19,6 +18,7 @@ from playbench.agents.base import Decision, EpisodeContext, Turn
 from playbench.cli.common import versions
 from playbench.core.records import RunConfig, TaskSpec
 from playbench.runner import RunSettings, RunStore, plan_jobs, run_jobs
+from playbench.runner.loop import run as run_loop
 
 TASK = "smartplay/hanoi-3"
 
@@ -43,7 +43,7 @@ def run_harness(episodes: int, concurrency: int, root: Path) -> tuple[float, int
     store = RunStore.create(root, {"config": cfg, "config_hash": cfg.hash(), "versions": versions()})
     jobs = plan_jobs(cfg)
     start = time.perf_counter()
-    totals = asyncio.run(run_jobs(jobs, store, FirstAction, "first-action", None, RunSettings(max_episodes=concurrency)))
+    totals = run_loop(run_jobs(jobs, store, FirstAction, "first-action", None, RunSettings(max_episodes=concurrency)))
     elapsed = time.perf_counter() - start
     store.close()
     return elapsed, totals.steps

@@ -9,7 +9,7 @@ Goal: >= 0.95 at 64 and >= 0.9 at 256.
 """
 
 import argparse
-import asyncio
+import os
 import subprocess
 import sys
 import tempfile
@@ -20,6 +20,7 @@ from playbench.agents.registry import get_agent
 from playbench.core.records import RunConfig, TaskSpec
 from playbench.models import ModelSettings, create_model
 from playbench.runner import RunSettings, RunStore, plan_jobs, run_jobs
+from playbench.runner.loop import run as run_loop
 
 TASK = "smartplay/hanoi-3"
 
@@ -49,7 +50,7 @@ def run_once(port: int, concurrency: int, agent_name: str, log_dir: Path) -> tup
             await model.aclose()
 
     t0 = time.perf_counter()
-    totals = asyncio.run(go())
+    totals = run_loop(go())
     elapsed = time.perf_counter() - t0
     store.close()
     assert totals.by_status == {"ok": concurrency}, totals.by_status
@@ -72,6 +73,11 @@ def main() -> None:
                 print(f"concurrency {n:4d}: {requests} requests, {steps} steps in {elapsed:.2f} s -> "
                       f"{achieved:.1f} req/s, ideal {ideal:.1f} req/s, ratio {achieved / ideal:.3f}", flush=True)
     finally:
+        fields = Path(f"/proc/{server.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        tick = os.sysconf("SC_CLK_TCK")
+        cpu_server = (int(fields[11]) + int(fields[12])) / tick
+        cpu_client = sum(os.times()[:2])
+        print(f"CPU seconds: benchmark process {cpu_client:.1f}, fake server {cpu_server:.1f}")
         server.terminate()
         server.wait()
 

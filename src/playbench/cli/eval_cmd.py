@@ -1,6 +1,5 @@
 """``playbench eval``: run tasks with an agent and write a run directory."""
 
-import asyncio
 import shlex
 import sys
 import time
@@ -20,6 +19,7 @@ from playbench.core.records import EpisodeRecord, RunConfig, TaskSpec
 from playbench.core.registry import get_task, resolve_members
 from playbench.report.build import build_report
 from playbench.runner import RunSettings, RunStore, plan_jobs, run_jobs
+from playbench.runner.loop import run as run_loop
 from playbench.runner.runner import RunTotals
 
 
@@ -169,7 +169,7 @@ def _execute(jobs: list, store: RunStore, make_agent: Callable, config: RunConfi
             progress.update(bars[record.task], advance=1, rate=f"{rate:,.0f}")
 
         settings = RunSettings(max_episodes=max_episodes, on_step=on_step, on_episode=on_episode)
-        return asyncio.run(_closing(run_jobs(jobs, store, make_agent, config.agent, config.model, settings), model))
+        return run_loop(_closing(run_jobs(jobs, store, make_agent, config.agent, config.model, settings), model))
 
 
 async def _closing(coro: Awaitable[RunTotals], model: Any) -> RunTotals:

@@ -1,6 +1,5 @@
 """``playbench play``: a person plays a task in the terminal; the result is an ordinary run (agent ``human``)."""
 
-import asyncio
 from pathlib import Path
 
 import click
@@ -11,6 +10,7 @@ from playbench.cli.eval_cmd import build_config
 from playbench.cli.report_cmd import print_report
 from playbench.report.build import build_report
 from playbench.runner import RunSettings, RunStore, plan_jobs, run_jobs
+from playbench.runner.loop import run as run_loop
 
 
 @click.command("play")
@@ -24,7 +24,7 @@ def command(task: str, task_args: tuple[str, ...], seed: int, episodes: int, log
     config = build_config((task,), "human", None, episodes, seed, task_args, (), ())
     store = RunStore.create(Path(log_dir), {"config": config, "config_hash": config.hash(), "versions": versions()})
     try:
-        asyncio.run(run_jobs(plan_jobs(config), store, HumanAgent, "human", None, RunSettings(max_episodes=1)))
+        run_loop(run_jobs(plan_jobs(config), store, HumanAgent, "human", None, RunSettings(max_episodes=1)))
     finally:
         store.close()
     print_report(build_report(store))

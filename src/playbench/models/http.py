@@ -6,12 +6,12 @@ the one retry layer in :mod:`playbench.models.model`. Proxies are taken from the
 (``HTTPS_PROXY`` and friends).
 """
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
+import orjson
 
 
 class ProtocolError(ConnectionError):
@@ -51,14 +51,15 @@ class HttpClient:
         if self._session is None:  # created lazily: a session belongs to the running event loop
             connector = aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=self.max_connections)
             self._session = aiohttp.ClientSession(
-                connector=connector, timeout=aiohttp.ClientTimeout(total=self.timeout), trust_env=_proxy_in_env(),
-                json_serialize=lambda obj: json.dumps(obj, ensure_ascii=False))
+                connector=connector, timeout=aiohttp.ClientTimeout(total=self.timeout), trust_env=_proxy_in_env())
         return self._session
 
     async def post(self, url: str, headers: dict[str, str], json: Any) -> Response:  # noqa: A002
         """One POST; raises TimeoutError or ProtocolError (a ConnectionError) on failure."""
         try:
-            async with self._get_session().post(url, headers=headers, json=json) as answer:
+            body = orjson.dumps(json)  # several times faster than json.dumps on long prompts
+            headers = {"Content-Type": "application/json", **headers}
+            async with self._get_session().post(url, headers=headers, data=body) as answer:
                 body = await answer.read()
                 return Response(answer.status, {k.lower(): v for k, v in answer.headers.items()}, body)
         except TimeoutError:

@@ -1,0 +1,16 @@
+"""The event loop runs episodes on: uvloop where installed (a faster drop-in loop), else asyncio's own."""
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion on a fresh event loop."""
+    try:
+        import uvloop
+    except ModuleNotFoundError:
+        return asyncio.run(coro)
+    return uvloop.run(coro)
