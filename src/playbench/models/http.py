@@ -51,7 +51,8 @@ class HttpClient:
         if self._session is None:  # created lazily: a session belongs to the running event loop
             connector = aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=self.max_connections)
             self._session = aiohttp.ClientSession(
-                connector=connector, timeout=aiohttp.ClientTimeout(total=self.timeout), trust_env=_proxy_in_env())
+                connector=connector, timeout=aiohttp.ClientTimeout(total=self.timeout), trust_env=_proxy_in_env(),
+                cookie_jar=aiohttp.DummyCookieJar(), skip_auto_headers=("User-Agent",))
         return self._session
 
     async def post(self, url: str, headers: dict[str, str], json: Any) -> Response:  # noqa: A002
