@@ -174,3 +174,8 @@ def test_http_client_framing_over_real_sockets() -> None:
     out, seen = asyncio.run(go())
     assert out == [{"a": 1}, {"b": 2}, {"c": 3}]
     assert [json.loads(s) for s in seen] == [{"n": 0}, {"n": 1}, {"n": 2}]
+
+
+def test_credentials_inside_urls_are_redacted() -> None:
+    assert redact("POST http://user:s3cret@gateway:8000/v1 failed") == "POST http://***@gateway:8000/v1 failed"
+    assert redact("http://localhost:8000/v1") == "http://localhost:8000/v1"

@@ -121,10 +121,12 @@ def command(tasks: tuple[str, ...], agent: str | None, model: str | None, episod
             cache=cache, backoff_base=retry_backoff))
     jobs = plan_jobs(config, done)
     if not resume:
+        from playbench.models.redact import redact
+
         store = RunStore.create(Path(log_dir), {
             "config": config, "config_hash": config.hash(), "versions": versions(),
             "settings": {"max_connections": max_connections, "max_retries": max_retries, "timeout": timeout,
-                         "base_url": base_url, "cache": cache},
+                         "base_url": redact(base_url) if base_url else None, "cache": cache},
         })
     run_dir = store.path
     _execute(jobs, store, lambda: spec.factory(aparams, model_obj), config, max_episodes or max_connections,

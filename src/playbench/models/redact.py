@@ -13,6 +13,7 @@ _PATTERNS = (
     re.compile(r"(?i)(authorization:\s*bearer\s+)[^\s'\"]+"),
     re.compile(r"(?i)((?:x-api-key|x-goog-api-key)['\"]?\s*[:=]\s*['\"]?)[^\s'\",}]+"),
     re.compile(r"(?i)([?&]key=)[^&\s'\"]+"),
+    re.compile(r"(?i)(\w+://)[^/@\s'\"]+(?=@)"),  # credentials inside a URL (user:password@host)
 )
 
 
