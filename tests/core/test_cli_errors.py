@@ -28,6 +28,8 @@ def assert_clean_error(res, *needles):
         (["eval", "smartplay/hanoi-3", "-T", "history"], ["key=value"]),
         (["eval", "smartplay/hanoi-3", "--episodes", "0"], ["--episodes"]),
         (["eval"], ["task"]),
+        (["eval", "grasp/energy", "-T", "data=/no/such/folder"], ["'data'", "no such file or folder"]),
+        (["eval", "mango/rf", "-T", "data=/no/such/folder"], ["'data'", "no such file or folder"]),
         (["report", "/definitely/not/here"], ["not a playbench run"]),
     ],
 )

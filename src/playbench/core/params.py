@@ -1,8 +1,9 @@
 """Typed task/agent parameters given as ``key=value`` strings on the command line."""
 
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from playbench.core.errors import PlaybenchError
 
@@ -11,6 +12,16 @@ class Params(BaseModel):
     """Base for parameter models: unknown keys are errors, values are validated and frozen."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _must_exist(value: str) -> str:
+    if not Path(value).expanduser().exists():
+        raise ValueError(f"no such file or folder: {value}")
+    return value
+
+
+#: A parameter naming a file or folder that must exist (official data, level files ...).
+ExistingPath = Annotated[str, AfterValidator(_must_exist)]
 
 
 class NoParams(Params):
@@ -53,6 +64,9 @@ def build_params(model: type[Params], values: dict[str, Any], owner: str) -> Par
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"]) or "?"
         given = values.get(key, err.get("input"))
-        expected = _describe_field(model, key) if key in model.model_fields else ""
-        hint = f" (expected {expected})" if expected else ""
-        raise PlaybenchError(f"bad value {given!r} for parameter {key!r} of {owner}: {err['msg']}{hint}") from None
+        if err["type"] == "value_error":  # our own validators already say what is wrong
+            msg, hint = err["msg"].removeprefix("Value error, "), ""
+        else:
+            expected = _describe_field(model, key) if key in model.model_fields else ""
+            msg, hint = err["msg"], f" (expected {expected})" if expected else ""
+        raise PlaybenchError(f"bad value {given!r} for parameter {key!r} of {owner}: {msg}{hint}") from None

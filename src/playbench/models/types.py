@@ -41,9 +41,19 @@ class Message:
     role: str
     content: str
     images: list[Image] = field(default_factory=list)
+    # The record of a text-only message, reused while role and content are the same objects: a history
+    # message is recorded (and sent) again at every later step of its episode. Treat it as read-only.
+    _record: tuple[str, str, dict[str, Any]] | None = field(default=None, init=False, repr=False, compare=False)
 
     def record(self) -> dict[str, Any]:
-        """The JSON form kept in trajectories (images as hashes, never bytes)."""
+        """The JSON form kept in trajectories (images as hashes, never bytes). Do not mutate it."""
+        if not self.images:
+            cached = self._record
+            if cached is not None and cached[0] is self.role and cached[1] is self.content:
+                return cached[2]
+            text_only = {"role": self.role, "content": self.content}
+            self._record = (self.role, self.content, text_only)
+            return text_only
         out: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.images:
             out["images"] = [img.placeholder() for img in self.images]

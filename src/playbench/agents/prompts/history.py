@@ -12,6 +12,10 @@ class _Event:
     text: str = ""
     image: Image | None = None
     reasoning: str | None = None
+    # The message this event rendered to last time, and what it depended on: an event's message rarely
+    # changes between steps, so the prompt is rebuilt from these instead of from scratch every step.
+    cached_key: tuple | None = field(default=None, repr=False, compare=False)
+    cached_message: Message | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -70,23 +74,36 @@ class HistoryBuilder:
         messages: list[Message] = []
         if include_system and self.system_prompt:
             messages.append(Message("user", self.system_prompt))
+        last = len(events) - 1
         for pos, ev in enumerate(events):
             if ev.kind == "action":
-                text = f"Previous plan:\n{ev.reasoning}" if ev.reasoning is not None else ev.text
-                messages.append(Message("assistant", text))
-                continue
-            current = pos == len(events) - 1
-            parts = ["Current Observation:" if current else "Observation:"]
-            if current and self.last_short_term:
-                parts.append(self.last_short_term)
-            if id(ev) in text_ids:
-                parts.append(ev.text)
-            images = []
-            if id(ev) in image_ids and ev.image is not None:
-                parts.append("Image observation provided.")
-                images.append(ev.image)
-            messages.append(Message("user", "\n".join(parts), images))
+                key: tuple = ("action", ev.reasoning)
+            else:
+                current = pos == last
+                key = ("observation", current, self.last_short_term if current else "", id(ev) in text_ids,
+                       id(ev) in image_ids and ev.image is not None)
+            if ev.cached_key != key or ev.cached_message is None:
+                ev.cached_message = self._render(ev, key)
+                ev.cached_key = key
+            messages.append(ev.cached_message)
         return messages
+
+    @staticmethod
+    def _render(ev: _Event, key: tuple) -> Message:
+        """The message of one event, given what it depends on (``key`` from :meth:`get_prompt`)."""
+        if ev.kind == "action":
+            return Message("assistant", f"Previous plan:\n{ev.reasoning}" if ev.reasoning is not None else ev.text)
+        _, current, short_term, with_text, with_image = key
+        parts = ["Current Observation:" if current else "Observation:"]
+        if current and short_term:
+            parts.append(short_term)
+        if with_text:
+            parts.append(ev.text)
+        images = []
+        if with_image:
+            parts.append("Image observation provided.")
+            images.append(ev.image)
+        return Message("user", "\n".join(parts), images)
 
     def __len__(self) -> int:
         return len(self.events)

@@ -16,7 +16,7 @@ def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
                       for img in m.images]
             out.append({"role": m.role, "content": parts})
         else:
-            out.append({"role": m.role, "content": m.content})
+            out.append(m.record())  # the same {"role", "content"} dict, cached on the message
     return out
 
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import field_validator
 
-from playbench.core.params import Params
+from playbench.core.params import ExistingPath, Params
 from playbench.suites.grasp.grid import DISTRIBUTIONS, OBSTACLES, STARTS
 
 _CHOICES = {
@@ -48,7 +48,7 @@ def parse_indices(value: str) -> tuple[int, ...] | None:
 class GraspParams(Params):
     """Parameters of ``grasp/energy`` and ``grasp/energy-interactive``."""
 
-    data: str | None = None
+    data: ExistingPath | None = None
     distribution: str = "all"
     obstacle: str = "all"
     start: str = "all"

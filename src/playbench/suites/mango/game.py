@@ -6,7 +6,7 @@ from typing import Any, Literal
 import numpy as np
 
 from playbench.core.game import Game
-from playbench.core.params import Params
+from playbench.core.params import ExistingPath, Params
 from playbench.suites.mango.evaluate import Score, TaskKind
 from playbench.suites.mango.prompts import SYSTEM_MESSAGE, build_prompt, df_question, format_trajectory, rf_question
 from playbench.suites.mango.sources import PreparedGame, data_question, procedural_game
@@ -17,7 +17,7 @@ DEFAULT_PROCEDURAL_EPISODES = 20
 class MangoParams(Params):
     """``-T`` parameters of ``mango/df`` and ``mango/rf``."""
 
-    data: str | None = None  # an official data folder (one sub-folder per game); default: procedural mazes
+    data: ExistingPath | None = None  # an official data folder (one sub-folder per game); default: procedural mazes
     games: str | None = None  # comma-separated game names to keep (data only)
     cutoff: Literal["release", "paper"] = "release"
     prompt: Literal["release", "paper"] = "release"

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from playbench.core.game import Game
-from playbench.core.params import Params
+from playbench.core.params import ExistingPath, Params
 from playbench.suites.mango.formats import open_data
 from playbench.suites.mango.procedural import MazeParams, generate
 from playbench.suites.mango.walkthrough import TOKEN_BUDGET, Step, count_tokens, parse_walkthrough
@@ -24,7 +24,7 @@ MAX_NON_MOVES = 6
 class MinigameParams(Params):
     """``-T`` parameters of ``mango/minigame``."""
 
-    data: str | None = None
+    data: ExistingPath | None = None
     games: str | None = None
     hint: bool = False  # add the "small local map info" sentence
     locations: int = 8

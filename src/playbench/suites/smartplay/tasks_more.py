@@ -6,6 +6,7 @@ Engines are imported lazily inside ``make_game``.
 from typing import Any
 
 from playbench.core.game import Game
+from playbench.core.params import ExistingPath
 from playbench.core.registry import register_group, register_task
 from playbench.core.task import Task
 from playbench.suites.smartplay.base import SmartPlayParams
@@ -19,7 +20,7 @@ class MessengerParams(SmartPlayParams):
     are comparable to the paper only with the official text.
     """
 
-    messenger_text: str | None = None
+    messenger_text: ExistingPath | None = None
 
 
 def _trials(default: int):

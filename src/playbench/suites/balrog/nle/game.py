@@ -4,12 +4,11 @@ They follow BALROG's episode protocol through ``BalrogGame`` (invalid output -> 
 feedback, step limit, counters); this module adds the engine, the action sets, progression and oracles.
 """
 
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from pydantic import field_validator
 
+from playbench.core.params import ExistingPath
 from playbench.core.seeding import derive_seed
 from playbench.suites.balrog.game import BalrogGame, Frame
 from playbench.suites.balrog.nle import actions as A
@@ -41,14 +40,7 @@ class BoxobanParams(NLEParams):
     Without it, levels come from playbench's generator with the task's preset (``medium``/``hard``).
     """
 
-    levels: str | None = None
-
-    @field_validator("levels")
-    @classmethod
-    def _exists(cls, value: str | None) -> str | None:
-        if value is not None and not Path(value).expanduser().exists():
-            raise ValueError(f"no such file or folder: {value}")
-        return value
+    levels: ExistingPath | None = None
 
 
 class NLEGame(BalrogGame):
