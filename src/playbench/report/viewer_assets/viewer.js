@@ -98,13 +98,14 @@ function renderEpisode(run, data) {
   const fields = [["status", rec.status], ["seed", rec.seed], ["agent", rec.agent], ["model", rec.model],
     ["score", fmt(rec.score)], ["completion", fmt(rec.completion)], ["progress", fmt(rec.progress)],
     ["reward", fmt(rec.reward)], ["steps", rec.steps], ["invalid actions", rec.invalid_actions],
-    ["tokens", JSON.stringify(rec.usage)], ["instance", JSON.stringify(rec.instance)], ["error", rec.error]];
+    ["tokens", JSON.stringify(rec.usage)], ["error", rec.error]];
   for (const [k, v] of fields) {
     const tr = el("tr"); tr.appendChild(el("th", k, "l")); tr.appendChild(el("td", v === null || v === undefined ? "-" : v, "l"));
     summary.appendChild(tr);
   }
   const parts = [title, summary];
   if (data.picture) parts.push(picture(data.picture, "episode picture"));
+  if (rec.instance && Object.keys(rec.instance).length) { const b = block("instance", JSON.stringify(rec.instance, null, 2)); b.open = false; parts.push(b); }
   if (rec.metrics && Object.keys(rec.metrics).length) parts.push(block("metrics", JSON.stringify(rec.metrics, null, 2)));
   if (data.manual) { const m = block("manual", data.manual); m.open = false; parts.push(m); }
   data.steps.forEach((s, i) => {
