@@ -19,6 +19,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from playbench.models.mockbrain import NO_ACTION, answer, approx_tokens
 
 FAULTS = ("429", "500", "malformed", "empty", "drop", "slow")
@@ -42,7 +44,7 @@ class FakeServer:
 
     def __init__(self, latency: float = 0.0, faults: dict[str, float] | None = None, unusable_rate: float = 0.0,
                  seed: int = 0, retry_after: str = "0", slow_seconds: float = 5.0, down: bool = False,
-                 port: int = 0, reject_auth: bool = False) -> None:
+                 port: int = 0, reject_auth: bool = False, fast_loop: bool = False) -> None:
         self.latency = latency
         self.faults = dict(faults or {})
         unknown = set(self.faults) - set(FAULTS)
@@ -56,6 +58,7 @@ class FakeServer:
         self.rng = random.Random(seed)
         self.stats = ServerStats()
         self.port = port
+        self.fast_loop = fast_loop
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.base_events.Server | None = None
         self._thread: threading.Thread | None = None
@@ -89,7 +92,7 @@ class FakeServer:
         self.stop()
 
     def _run(self) -> None:
-        loop = asyncio.new_event_loop()
+        loop = self._new_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
         self._server = loop.run_until_complete(
@@ -109,6 +112,18 @@ class FakeServer:
     def serve_forever(self) -> None:
         """Serve in the calling thread (standalone use)."""
         self._run()
+
+    def _new_loop(self) -> asyncio.AbstractEventLoop:
+        # uvloop (when installed) for the standalone server: the benchmark's server shares two cores with
+        # the client it measures, so its own CPU per request must stay small.
+        if self.fast_loop:
+            try:
+                import uvloop
+            except ImportError:
+                pass
+            else:
+                return uvloop.new_event_loop()
+        return asyncio.new_event_loop()
 
     # -- HTTP --------------------------------------------------------------------------------
 
@@ -179,10 +194,13 @@ class FakeServer:
                 return False
             return True
         try:
-            request = json.loads(body)
+            request = orjson.loads(body)  # fast path; json.loads decides whatever orjson refuses
         except ValueError:
-            await self._send(writer, 400, b'{"error": "bad json"}')
-            return True
+            try:
+                request = json.loads(body)
+            except ValueError:
+                await self._send(writer, 400, b'{"error": "bad json"}')
+                return True
         fmt, model, contents = _parse_request(path, request)
         if fmt is None:
             await self._send(writer, 404, b'{"error": "unknown path"}')
@@ -194,7 +212,7 @@ class FakeServer:
         else:
             text = answer(model, contents)
         stats.answers += 1
-        await self._send(writer, 200, json.dumps(_reply(fmt, model, text, contents)).encode())
+        await self._send(writer, 200, orjson.dumps(_reply(fmt, model, text, contents)))
         return True
 
     def _draw_fault(self) -> str | None:
@@ -260,7 +278,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--unusable-rate", type=float, default=0.0)
     args = parser.parse_args()
-    server = FakeServer(latency=args.latency, unusable_rate=args.unusable_rate, port=args.port)
+    server = FakeServer(latency=args.latency, unusable_rate=args.unusable_rate, port=args.port, fast_loop=True)
 
     def announce() -> None:
         server._ready.wait()

@@ -12,6 +12,10 @@ from typing import Any
 
 import aiohttp
 import orjson
+import yarl
+from multidict import CIMultiDict
+
+_JSON_CONTENT = (("Content-Type", "application/json"),)
 
 
 class ProtocolError(ConnectionError):
@@ -46,6 +50,7 @@ class HttpClient:
         self.timeout = timeout
         self.max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
+        self._urls: dict[str, yarl.URL] = {}
 
     def _get_session(self) -> aiohttp.ClientSession:
         if self._session is None:  # created lazily: a session belongs to the running event loop
@@ -55,12 +60,20 @@ class HttpClient:
                 cookie_jar=aiohttp.DummyCookieJar(), skip_auto_headers=("User-Agent",))
         return self._session
 
+    def _url(self, url: str) -> yarl.URL:
+        # Parsed once per distinct URL (a provider posts to one or two), not on every request.
+        parsed = self._urls.get(url)
+        if parsed is None:
+            parsed = self._urls[url] = yarl.URL(url)
+        return parsed
+
     async def post(self, url: str, headers: dict[str, str], json: Any) -> Response:  # noqa: A002
         """One POST; raises TimeoutError or ProtocolError (a ConnectionError) on failure."""
         try:
             body = orjson.dumps(json)  # several times faster than json.dumps on long prompts
-            headers = {"Content-Type": "application/json", **headers}
-            async with self._get_session().post(url, headers=headers, data=body) as answer:
+            all_headers = CIMultiDict(_JSON_CONTENT)  # what aiohttp would build from a dict anyway
+            all_headers.update(headers)
+            async with self._get_session().post(self._url(url), headers=all_headers, data=body) as answer:
                 body = await answer.read()
                 return Response(answer.status, {k.lower(): v for k, v in answer.headers.items()}, body)
         except TimeoutError:

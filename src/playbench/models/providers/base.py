@@ -3,6 +3,8 @@
 import json
 from typing import Any
 
+import orjson
+
 from playbench.models.errors import ContextOverflowError, FatalModelError, RetryableError
 from playbench.models.http import ProtocolError
 from playbench.models.redact import redact
@@ -52,6 +54,10 @@ async def post_json(client: Any, url: str, headers: dict[str, str], body: dict[s
         raise FatalModelError(f"HTTP {status} from {redact(url)}: {text}")
     if not response.content.strip():
         raise RetryableError("empty-body", f"HTTP {status} with an empty body")
+    try:
+        return orjson.loads(response.content)  # fast path; json.loads decides whatever orjson refuses
+    except ValueError:
+        pass
     try:
         return json.loads(response.content)
     except ValueError:
