@@ -9,6 +9,7 @@ import sys
 import time
 
 import numpy as np
+from common import game_steps_per_second
 
 import playbench.suites.balrog.babaisai.tasks  # noqa: F401  (registers the tasks)
 from playbench.core.registry import get_task
@@ -36,16 +37,7 @@ def through_game(level: str, steps: int, images: bool) -> float:
     """Game.step with the random policy: engine, BALROG text view, info dict (and the image)."""
     task = get_task(f"balrog/babaisai/{level}")
     game = task.make_game(task.params({"images": str(images).lower()}), 0)
-    rng = np.random.default_rng(0)
-    episode = 0
-    game.reset(seed=episode)
-    t0 = time.perf_counter()
-    for _ in range(steps):
-        _, _, term, trunc, _ = game.step(game.reference_action("random", rng))
-        if term or trunc:
-            episode += 1
-            game.reset(seed=episode)
-    return steps / (time.perf_counter() - t0)
+    return game_steps_per_second(game, steps)
 
 
 def generation_ms(level: str, n: int = 200) -> float:

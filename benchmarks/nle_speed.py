@@ -7,6 +7,7 @@ import sys
 import time
 
 import numpy as np
+from common import game_steps_per_second
 
 import playbench.suites.balrog.nle.tasks  # noqa: F401  (registers the tasks)
 from playbench.core.registry import get_task
@@ -35,16 +36,7 @@ def through_game(task_id: str, steps: int) -> float:
     """playbench Game steps/s with the random policy (language texts, ASCII map, AutoMore, progression)."""
     task = get_task(task_id)
     game = task.make_game(task.params({}), 0)
-    rng = np.random.default_rng(0)
-    episode = 0
-    game.reset(seed=episode)
-    t0 = time.perf_counter()
-    for _ in range(steps):
-        _, _, term, trunc, _ = game.step(game.reference_action("random", rng))
-        if term or trunc:
-            episode += 1
-            game.reset(seed=episode)
-    rate = steps / (time.perf_counter() - t0)
+    rate = game_steps_per_second(game, steps)
     game.close()
     return rate
 

@@ -1,7 +1,8 @@
 """Typed task/agent parameters given as ``key=value`` strings on the command line."""
 
 from pathlib import Path
-from typing import Annotated, Any
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
@@ -39,13 +40,23 @@ def parse_key_values(items: list[str] | tuple[str, ...], flag: str = "-T") -> di
     return out
 
 
-def _describe_field(model: type[BaseModel], name: str) -> str:
-    field = model.model_fields[name]
-    ann = field.annotation
-    args = getattr(ann, "__args__", None)
-    if getattr(ann, "__origin__", None) is not None and args and all(isinstance(a, str) for a in args):
-        return "|".join(args)
+def _type_name(ann: Any) -> str:
+    """A short readable name for a parameter type: ``int | None``, ``fixed|compat``, ``path``."""
+    if ann is ExistingPath:
+        return "path"
+    args = get_args(ann)
+    origin = get_origin(ann)
+    if origin is Literal:
+        return "|".join(str(a) for a in args)
+    if origin in (Union, UnionType):
+        return " | ".join(_type_name(a) for a in args)
+    if ann is type(None):
+        return "None"
     return getattr(ann, "__name__", str(ann))
+
+
+def _describe_field(model: type[BaseModel], name: str) -> str:
+    return _type_name(model.model_fields[name].annotation)
 
 
 def valid_keys(model: type[BaseModel]) -> str:

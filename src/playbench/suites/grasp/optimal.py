@@ -144,17 +144,20 @@ class _Search:
             self._table_cache[key] = got
         return got
 
-    def _bound(self, pos: int, mask: int, k: int, carried: int, T: int | None, bonus: int, used: int) -> float:
-        R = self.budget - used
+    def _untaken_within(self, pos: int, mask: int, R: int, T: int | None) -> tuple[int, int]:
+        """Untaken energy cells reachable in ``R`` moves, and the distance to the nearest of them."""
         reach, rings = self._tables(pos, T)
         avail = reach[R] & ~mask
         U = avail.bit_count()
-        d1 = 0
         if U:
             for d in range(R + 1):
                 if rings[d] & avail:
-                    d1 = d
-                    break
+                    return U, d
+        return U, 0
+
+    def _bound(self, pos: int, mask: int, k: int, carried: int, T: int | None, bonus: int, used: int) -> float:
+        R = self.budget - used
+        U, d1 = self._untaken_within(pos, mask, R, T)
         delivered = k - carried
         at_T = T is None or pos == T
         d_home = self.D.dist[pos][T] if T is not None else 0
@@ -264,15 +267,7 @@ class _Search:
         # bound: j more units (the first d1 moves away, the others at least one move each), a final DROP,
         # and possibly one more untaken unit under the final cell (reached by a move, not taken)
         best = 0.0
-        reach, rings = self._tables(pos, None)
-        avail = reach[R] & ~mask
-        U = avail.bit_count()
-        d1 = 0
-        if U:
-            for d in range(R + 1):
-                if rings[d] & avail:
-                    d1 = d
-                    break
+        U, d1 = self._untaken_within(pos, mask, R, None)
         for j in range(0, U + 1):
             moves = j - 1 + d1 if j else 0
             acts = moves + j + (1 if k + j else 0)

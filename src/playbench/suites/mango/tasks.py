@@ -41,32 +41,24 @@ def _make_minigame(params: MinigameParams, index: int):  # noqa: ANN202
 
 
 _COMMON = "one question per episode; procedural mazes unless -T data=PATH (official folder)"
-register_task(
-    Task(
-        id="mango/df",
-        description=f"MANGO destination finding: where do these actions lead? ({_COMMON})",
-        make_game=_make("df"),
-        default_episodes=_episodes("df"),
-        params_model=MangoParams,
-        metrics=("score", "completion", "loose", "reasoning"),
-        reference_agents=("random", "oracle"),
-        one_step=True,
-        aliases=("mango-df",),
+_QUESTIONS = {
+    "df": "MANGO destination finding: where do these actions lead?",
+    "rf": "MANGO route finding: how do you get from S to D?",
+}
+for _task, _what in _QUESTIONS.items():
+    register_task(
+        Task(
+            id=f"mango/{_task}",
+            description=f"{_what} ({_COMMON})",
+            make_game=_make(_task),
+            default_episodes=_episodes(_task),
+            params_model=MangoParams,
+            metrics=("score", "completion", "loose", "reasoning"),
+            reference_agents=("random", "oracle"),
+            one_step=True,
+            aliases=(f"mango-{_task}",),
+        )
     )
-)
-register_task(
-    Task(
-        id="mango/rf",
-        description=f"MANGO route finding: how do you get from S to D? ({_COMMON})",
-        make_game=_make("rf"),
-        default_episodes=_episodes("rf"),
-        params_model=MangoParams,
-        metrics=("score", "completion", "loose", "reasoning"),
-        reference_agents=("random", "oracle"),
-        one_step=True,
-        aliases=("mango-rf",),
-    )
-)
 register_task(
     Task(
         id="mango/minigame",
