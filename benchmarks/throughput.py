@@ -35,7 +35,7 @@ def start_server(latency: float) -> tuple[subprocess.Popen, int]:
     return proc, int(line.split()[1])
 
 
-def run_once(port: int, concurrency: int, agent_name: str, log_dir: Path) -> tuple[float, int, int]:
+def run_once(port: int, concurrency: int, agent_name: str, log_dir: Path) -> tuple[float, float, int, int]:
     config = RunConfig(tasks=[TaskSpec(id=TASK, episodes=concurrency)], agent=agent_name, model="openai/bench")
     spec = get_agent(agent_name)
     params = spec.params({})
@@ -56,12 +56,12 @@ def run_once(port: int, concurrency: int, agent_name: str, log_dir: Path) -> tup
     # collected as usual.
     gc.collect()
     gc.freeze()
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.thread_time()
     totals = run_loop(go())
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, time.thread_time() - cpu0
     store.close()
     assert totals.by_status == {"ok": concurrency}, totals.by_status
-    return elapsed, model.stats.attempts, totals.steps
+    return elapsed, cpu, model.stats.attempts, totals.steps
 
 
 def main() -> None:
@@ -75,11 +75,12 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             run_once(port, 2, args.agent, Path(tmp))  # untimed warm-up: lazy imports of the suite and client
             for n in args.concurrency:
-                elapsed, requests, steps = run_once(port, n, args.agent, Path(tmp))
+                elapsed, cpu, requests, steps = run_once(port, n, args.agent, Path(tmp))
                 achieved = requests / elapsed
                 ideal = n / args.latency
                 print(f"concurrency {n:4d}: {requests} requests, {steps} steps in {elapsed:.2f} s -> "
-                      f"{achieved:.1f} req/s, ideal {ideal:.1f} req/s, ratio {achieved / ideal:.3f}", flush=True)
+                      f"{achieved:.1f} req/s, ideal {ideal:.1f} req/s, ratio {achieved / ideal:.3f} "
+                      f"(client CPU {cpu / requests * 1000:.3f} ms per request)", flush=True)
     finally:
         fields = Path(f"/proc/{server.pid}/stat").read_text().rsplit(")", 1)[1].split()
         tick = os.sysconf("SC_CLK_TCK")

@@ -15,6 +15,8 @@ import orjson
 import yarl
 from multidict import CIMultiDict
 
+from playbench.core.turns import take_turn
+
 _JSON_CONTENT = (("Content-Type", "application/json"),)
 
 
@@ -75,7 +77,9 @@ class HttpClient:
             all_headers.update(headers)
             async with self._get_session().post(self._url(url), headers=all_headers, data=body) as answer:
                 body = await answer.read()
-                return Response(answer.status, {k.lower(): v for k, v in answer.headers.items()}, body)
+                response = Response(answer.status, {k.lower(): v for k, v in answer.headers.items()}, body)
+            await take_turn()  # the caller's CPU work on this answer starts in turn (see core.turns)
+            return response
         except TimeoutError:
             raise TimeoutError(f"no answer within {self.timeout} s") from None
         except aiohttp.ClientError as exc:

@@ -11,6 +11,7 @@ from typing import Any
 from playbench.agents.base import Agent, EpisodeContext, Turn
 from playbench.core.errors import InfraError
 from playbench.core.records import EpisodeRecord, StepRecord
+from playbench.core.turns import take_turn
 from playbench.runner.plan import EpisodeJob
 from playbench.runner.store import RunStore
 
@@ -168,6 +169,7 @@ async def run_jobs(
             def save_frame(step: int, image: Any, job: EpisodeJob = job) -> str:
                 return store.write_frame(job.task.id, job.index, step, image)
 
+            await take_turn()  # episodes start one per loop iteration, so their first requests spread out
             record, steps = await play_episode(job, make_agent(), agent_name, model, settings.on_step, save_frame)
             if steps:
                 record.trajectory = store.write_trajectory(job.task.id, job.index, steps)
