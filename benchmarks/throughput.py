@@ -3,7 +3,7 @@
 Starts ``python -m playbench.models.fakeserver`` (own process, 200 ms latency per answer), then runs
 64 and 256 concurrent ``smartplay/hanoi-3`` episodes (naive agent, ``--max-connections`` equal to
 the concurrency) and prints achieved requests/s divided by the ideal (concurrency / latency).
-Goal: >= 0.95 at 64 and >= 0.9 at 256. An untimed two-episode run first loads what is imported lazily;
+Goal: >= 0.95 at 64 and >= 0.9 at 256 (the median of ``--repeat`` runs, 3 by default). An untimed two-episode run first loads what is imported lazily;
 the timed part of each run is ``run_jobs`` alone (no process start-up, no imports).
 
     .venv/bin/python benchmarks/throughput.py [--latency 0.2] [--concurrency 64 256] [--agent naive]
@@ -12,6 +12,7 @@ the timed part of each run is ``run_jobs`` alone (no process start-up, no import
 import argparse
 import gc
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -69,18 +70,24 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
     parser.add_argument("--agent", default="naive")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per concurrency; the median ratio is the figure")
     args = parser.parse_args()
     server, port = start_server(args.latency)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             run_once(port, 2, args.agent, Path(tmp))  # untimed warm-up: lazy imports of the suite and client
             for n in args.concurrency:
-                elapsed, cpu, requests, steps = run_once(port, n, args.agent, Path(tmp))
-                achieved = requests / elapsed
                 ideal = n / args.latency
-                print(f"concurrency {n:4d}: {requests} requests, {steps} steps in {elapsed:.2f} s -> "
-                      f"{achieved:.1f} req/s, ideal {ideal:.1f} req/s, ratio {achieved / ideal:.3f} "
-                      f"(client CPU {cpu / requests * 1000:.3f} ms per request)", flush=True)
+                ratios = []
+                for _ in range(args.repeat):
+                    elapsed, cpu, requests, steps = run_once(port, n, args.agent, Path(tmp))
+                    achieved = requests / elapsed
+                    ratios.append(achieved / ideal)
+                    print(f"concurrency {n:4d}: {requests} requests, {steps} steps in {elapsed:.2f} s -> "
+                          f"{achieved:.1f} req/s, ideal {ideal:.1f} req/s, ratio {achieved / ideal:.3f} "
+                          f"(client CPU {cpu / requests * 1000:.3f} ms per request)", flush=True)
+                print(f"concurrency {n:4d}: median ratio {statistics.median(ratios):.3f} over {args.repeat} runs",
+                      flush=True)
     finally:
         fields = Path(f"/proc/{server.pid}/stat").read_text().rsplit(")", 1)[1].split()
         tick = os.sysconf("SC_CLK_TCK")

@@ -11,6 +11,8 @@ request go out as soon as it is built, so episodes spread out over time instead.
 import asyncio
 from collections import deque
 from weakref import WeakKeyDictionary
+import os
+PER_TURN = int(os.environ.get('PER_TURN', '1'))
 
 
 class Turnstile:
@@ -31,11 +33,12 @@ class Turnstile:
         await turn
 
     def _admit_one(self) -> None:
-        while self._waiting:
+        admitted = 0
+        while self._waiting and admitted < PER_TURN:
             turn = self._waiting.popleft()
             if not turn.done():  # a cancelled waiter gives its turn away
                 turn.set_result(None)
-                break
+                admitted += 1
         if self._waiting:
             self._loop.call_soon(self._admit_one)
         else:

@@ -50,7 +50,7 @@ class RunStore:
         path.mkdir(parents=True, exist_ok=False)
         meta = RunMeta(run_id=name, created_at=now.isoformat(timespec="seconds"), **meta_fields)
         store = cls(path, meta)
-        store._write_atomic(path / RUN_JSON, meta.model_dump_json(indent=2) + "\n")
+        store._write_atomic(path / RUN_JSON, (meta.model_dump_json(indent=2) + "\n").encode())
         (path / EPISODES).touch()
         return store
 
@@ -114,7 +114,7 @@ class RunStore:
         rel = trajectory_path(task_id, index)
         target = self.path / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        self._write_atomic(target, "".join(s.model_dump_json() + "\n" for s in steps))
+        self._write_atomic(target, b"".join(s.json_line() for s in steps))
         return rel
 
     def write_frame(self, task_id: str, index: int, step: int, image: Any) -> str:
@@ -142,9 +142,9 @@ class RunStore:
             self._episodes_file = None
 
     @staticmethod
-    def _write_atomic(target: Path, text: str) -> None:
+    def _write_atomic(target: Path, content: bytes) -> None:
         tmp = target.with_name(target.name + ".tmp")
-        tmp.write_text(text)
+        tmp.write_bytes(content)
         os.replace(tmp, target)
 
 

@@ -29,6 +29,7 @@ class HistoryBuilder:
     events: deque = field(init=False)
     previous_reasoning: str | None = None
     last_short_term: str = ""
+    _system_message: Message | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.events = deque(maxlen=max(1, 2 * max(self.max_text_history, self.max_image_history)))
@@ -53,40 +54,37 @@ class HistoryBuilder:
         observation is always kept.
         """
         events = list(self.events)
-        skip = min(skip, max(0, len(events) - 1))
-        events = events[skip:]
-        text_ids: set[int] = set()
-        image_ids: set[int] = set()
+        events = events[min(skip, max(0, len(events) - 1)):]
+        # One pass, newest first: the newest observations keep their text (and images), only the newest
+        # reasoning is kept (older reasoning is dropped for good, as in the original).
+        body: list[Message] = []
+        texts = images = plans = 0
+        current = True
         for ev in reversed(events):
-            if ev.kind != "observation":
-                continue
-            if len(text_ids) < self.max_text_history:
-                text_ids.add(id(ev))
-            if ev.image is not None and len(image_ids) < self.max_image_history:
-                image_ids.add(id(ev))
-        kept = 0
-        for ev in reversed(events):  # older reasoning is dropped for good, as in the original
-            if ev.kind == "action" and ev.reasoning is not None:
-                if kept < self.max_cot_history:
-                    kept += 1
-                else:
-                    ev.reasoning = None
-        messages: list[Message] = []
-        if include_system and self.system_prompt:
-            messages.append(Message("user", self.system_prompt))
-        last = len(events) - 1
-        for pos, ev in enumerate(events):
             if ev.kind == "action":
+                if ev.reasoning is not None:
+                    if plans < self.max_cot_history:
+                        plans += 1
+                    else:
+                        ev.reasoning = None
                 key: tuple = ("action", ev.reasoning)
             else:
-                current = pos == last
-                key = ("observation", current, self.last_short_term if current else "", id(ev) in text_ids,
-                       id(ev) in image_ids and ev.image is not None)
+                with_text = texts < self.max_text_history
+                texts += 1
+                with_image = ev.image is not None and images < self.max_image_history
+                images += with_image
+                key = ("observation", current, self.last_short_term if current else "", with_text, with_image)
+            current = False
             if ev.cached_key != key or ev.cached_message is None:
                 ev.cached_message = self._render(ev, key)
                 ev.cached_key = key
-            messages.append(ev.cached_message)
-        return messages
+            body.append(ev.cached_message)
+        body.reverse()
+        if include_system and self.system_prompt:
+            if self._system_message is None:
+                self._system_message = Message("user", self.system_prompt)
+            return [self._system_message, *body]
+        return body
 
     @staticmethod
     def _render(ev: _Event, key: tuple) -> Message:
