@@ -9,7 +9,7 @@ import json
 from typing import Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 Status = Literal["ok", "agent-error", "infra-error"]
 STATUSES: tuple[str, ...] = ("ok", "agent-error", "infra-error")
@@ -69,14 +69,16 @@ class StepRecord(Record):
     reward: float
     score: float
     done: bool = False
-    messages: list[dict[str, Any]] | None = None  # the exact prompt sent, for model agents
+    # The exact prompt sent, for model agents. Not re-validated: the agent hands over its cached message dicts,
+    # shared between the steps of an episode, and copying them at every step would cost more than the step.
+    messages: SkipValidation[list[dict[str, Any]]] | None = None
     frame: str | None = None  # the image the agent saw (PNG path relative to the run), in image mode
     usage: dict[str, int] | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
     timing: dict[str, float] = Field(default_factory=dict)
 
     def json_line(self) -> bytes:
-        """This step as one line of a trajectory file.
+        """The step as one line of a trajectory file.
 
         orjson over the validated fields is several times faster than pydantic's serializer on long
         message lists (and gives the same JSON); pydantic's handles whatever orjson refuses.

@@ -11,8 +11,6 @@ request go out as soon as it is built, so episodes spread out over time instead.
 import asyncio
 from collections import deque
 from weakref import WeakKeyDictionary
-import os
-PER_TURN = int(os.environ.get('PER_TURN', '1'))
 
 
 class Turnstile:
@@ -33,12 +31,11 @@ class Turnstile:
         await turn
 
     def _admit_one(self) -> None:
-        admitted = 0
-        while self._waiting and admitted < PER_TURN:
+        while self._waiting:
             turn = self._waiting.popleft()
             if not turn.done():  # a cancelled waiter gives its turn away
                 turn.set_result(None)
-                admitted += 1
+                break
         if self._waiting:
             self._loop.call_soon(self._admit_one)
         else:
