@@ -2,11 +2,12 @@
 
 Starts ``python -m playbench.models.fakeserver`` (own process, 200 ms latency per answer), then runs
 64 and 256 concurrent ``smartplay/hanoi-3`` episodes (naive agent, ``--max-connections`` equal to
-the concurrency) and prints achieved requests/s divided by the ideal (concurrency / latency).
-Goal: >= 0.95 at 64 and >= 0.9 at 256 (the median of ``--repeat`` runs, 3 by default). An untimed two-episode run first loads what is imported lazily;
-the timed part of each run is ``run_jobs`` alone (no process start-up, no imports).
+the concurrency) and prints achieved requests/s divided by the ideal (concurrency / latency), and the
+client's CPU per request. Goal: >= 0.95 at 64 and >= 0.9 at 256, as the median of ``--repeat`` runs (3 by
+default; single runs on a shared VM vary by a few percent). An untimed two-episode run first loads what
+is imported lazily; the timed part of each run is ``run_jobs`` alone (no process start-up, no imports).
 
-    .venv/bin/python benchmarks/throughput.py [--latency 0.2] [--concurrency 64 256] [--agent naive]
+    .venv/bin/python benchmarks/throughput.py [--latency 0.2] [--concurrency 64 256] [--agent naive] [--repeat 3]
 """
 
 import argparse
