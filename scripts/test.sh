@@ -2,12 +2,16 @@
 # Run the whole test suite (lint first). Exits non-zero on any failure, including "no tests ran".
 set -euo pipefail
 venv="${1:-.venv}"
-# The viewer is tested in Debian's Chromium, driven by Playwright (no browser download).
-if ! command -v chromium >/dev/null 2>&1; then
+# Debian packages the tests drive: chromium (the viewer, through Playwright; no browser download) and
+# faketime (NetHack records compared across calendar dates).
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v faketime >/dev/null 2>&1 || missing+=(faketime)
+if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "the viewer tests need Debian's chromium: sudo apt-get install chromium" >&2
+    echo "the tests need Debian's ${missing[*]}: sudo apt-get install ${missing[*]}" >&2
     exit 1
   fi
 fi

@@ -84,5 +84,5 @@ def test_automore_leaves_no_more_prompt_and_spends_engine_steps() -> None:
         done, agent_steps = terminated or truncated, agent_steps + 1
         message = info["long_term_context"].split("\n\nlanguage observation:")[0]
         assert done or "--More--" not in message
-    assert game.engine.nle._steps > agent_steps  # MORE presses are engine steps of their own
+    assert game.engine.engine_steps() > agent_steps  # MORE presses are engine steps of their own
     game.close()

@@ -12,6 +12,7 @@ from playbench.suites.balrog.nle import render
 from playbench.suites.balrog.nle.engine import Engine, modules
 from playbench.suites.balrog.nle.game import NLEGame
 from playbench.suites.balrog.nle.tasks import TASK_IDS
+from playbench.suites.balrog.nle.worker import ClockedEngine
 
 MOVES8 = ["north", "east", "south", "west", "northeast", "southeast", "southwest", "northwest"]
 
@@ -96,8 +97,8 @@ def test_vlm_image_size_and_language_layout() -> None:
 
 
 def test_hybrid_text_matches_the_verified_mazewalk_example() -> None:
-    engine = Engine("MiniHack-MazeWalk-9x9-v0")
-    engine.nle.seed(5, 5, reseed=False)
+    engine = ClockedEngine("MiniHack-MazeWalk-9x9-v0")
+    engine.seed_raw(5, 5)
     obs = engine.reset()
     lang = engine.language_obs(obs)
     long_term, short_term = render.contexts(lang, engine.message(obs), obs, "text")
@@ -116,8 +117,8 @@ def test_hybrid_text_matches_the_verified_mazewalk_example() -> None:
 
 
 def test_hybrid_text_matches_the_verified_nethack_example() -> None:
-    engine = Engine("NetHackChallenge-v0")
-    engine.nle.seed(3, 3, reseed=False)
+    engine = ClockedEngine("NetHackChallenge-v0")
+    engine.seed_raw(3, 3)
     obs = engine.reset()
     long_term, short_term = render.contexts(engine.language_obs(obs), engine.message(obs), obs, "text")
     assert long_term.startswith(

@@ -84,8 +84,39 @@ def _boxoban_class() -> type:
     return OneLevelBoxoban
 
 
+def unknown_action(action: str) -> ValueError:
+    """The language wrapper's error for a string that maps to no action of the env."""
+    return ValueError(f"Action {action!r} is not recognized or not supported for this environment")
+
+
+@cache
+def _language() -> Any:
+    return modules()["language"].NLELanguageObsv()
+
+
+def message_text(obs: dict[str, Any]) -> str:
+    """The top-line message of a raw observation, as the language wrapper decodes it."""
+    return str(_language().text_message(obs["tty_chars"]).decode("latin-1"))
+
+
+def language_texts(obs: dict[str, Any]) -> dict[str, str]:
+    """The NLE language wrapper's five texts for a raw observation (same C++ calls as the wrapper)."""
+    lang = _language()
+    glyphs, blstats = obs["glyphs"], obs["blstats"]
+    return {
+        "text_glyphs": lang.text_glyphs(glyphs, blstats).decode("latin-1"),
+        "text_message": lang.text_message(obs["tty_chars"]).decode("latin-1"),
+        "text_blstats": lang.text_blstats(blstats).decode("latin-1"),
+        "text_inventory": lang.text_inventory(obs["inv_strs"], obs["inv_letters"]).decode("latin-1"),
+        "text_cursor": lang.text_cursor(glyphs, blstats, obs["tty_cursor"]).decode("latin-1"),
+    }
+
+
 class Engine:
     """A BALROG NLE/MiniHack environment: seeded, stepped by text action, with AutoMore.
+
+    It runs in this process with this process's clock; games use ``worker.ClockedEngine``, which runs it
+    in a worker process whose clock is fixed (``clock.py``).
 
     ``env_id`` is the original id (``MiniHack-MazeWalk-9x9-v0``, ``NetHackChallenge-v0``); ``boxoban_level``
     is the level text (ten rows, Boxoban characters) for the Boxoban ids.
@@ -117,7 +148,6 @@ class Engine:
                 else:
                     self.env = mods["gym"].make(env_id, **kwargs)
         self.nle = self.env.unwrapped
-        self.language = mods["language"].NLELanguageObsv()
         table = action_table()
         actions = list(self.nle.actions)
         #: the first name of each of the env's actions, in the env's order
@@ -136,7 +166,15 @@ class Engine:
     def seed(self, seed: int) -> None:
         """Seed NetHack's two RNGs through the engine's own call (``reset`` alone does not seed NLE)."""
         core = seed & 0x7FFF_FFFF_FFFF_FFFF
-        self.nle.seed(core, core ^ 0x5EED, reseed=False)
+        self.seed_raw(core, core ^ 0x5EED)
+
+    def seed_raw(self, core: int, disp: int) -> None:
+        """Seed NetHack's core and display RNGs with these exact values."""
+        self.nle.seed(core, disp, reseed=False)
+
+    def engine_steps(self) -> int:
+        """Steps the NLE env has taken this episode (AutoMore's presses included)."""
+        return int(self.nle._steps)
 
     def reset(self) -> dict[str, Any]:
         """Start the game (after ``seed``) and return the raw NLE observation dict."""
@@ -155,33 +193,29 @@ class Engine:
         Raises ValueError for strings the engine does not map (as the language wrapper does).
         """
         if action not in self._index:
-            raise ValueError(f"Action {action!r} is not recognized or not supported for this environment")
+            raise unknown_action(action)
         obs, reward, done, info = self.env.step(self._index[action])
         total = float(reward)
-        message = self.message(obs)
+        message = message_text(obs)
         # AutoMore: while the top line asks for --More-- and the game goes on, press MORE and append.
         while MORE in message and not done and self.more_index is not None:
             obs, reward, done, info = self.env.step(self.more_index)
             total += float(reward)
-            message = message.replace(MORE, "\n") + self.message(obs)
+            message = message.replace(MORE, "\n") + message_text(obs)
         self.obs, self.done, self.info = dict(obs), bool(done), dict(info)
         return self.obs, total, self.done, message
 
     def message(self, obs: dict[str, Any]) -> str:
         """The top-line message as the language wrapper decodes it."""
-        return self.language.text_message(obs["tty_chars"]).decode("latin-1")
+        return message_text(obs)
 
     def language_obs(self, obs: dict[str, Any]) -> dict[str, str]:
-        """The NLE language wrapper's five texts for a raw observation (same C++ calls as the wrapper)."""
-        lang = self.language
-        glyphs, blstats = obs["glyphs"], obs["blstats"]
-        return {
-            "text_glyphs": lang.text_glyphs(glyphs, blstats).decode("latin-1"),
-            "text_message": lang.text_message(obs["tty_chars"]).decode("latin-1"),
-            "text_blstats": lang.text_blstats(blstats).decode("latin-1"),
-            "text_inventory": lang.text_inventory(obs["inv_strs"], obs["inv_letters"]).decode("latin-1"),
-            "text_cursor": lang.text_cursor(glyphs, blstats, obs["tty_cursor"]).decode("latin-1"),
-        }
+        """The NLE language wrapper's five texts for a raw observation."""
+        return language_texts(obs)
+
+    def set_boxoban_level(self, level: str) -> None:
+        """Play this Boxoban level from the next reset on (the engine was built for a Boxoban id)."""
+        self.env._levels = [level]
 
     def end_status(self) -> int:
         """NLE's end status of the last step: -1 aborted, 0 running, 1 death, 2 task successful."""

@@ -69,9 +69,9 @@ class NLEGame(BalrogGame):
         return NetHackProgress(compat=self.compat) if self.is_nethack else MiniHackProgress(compat=self.compat)
 
     def _make_engine(self) -> Any:
-        from playbench.suites.balrog.nle.engine import Engine
+        from playbench.suites.balrog.nle.worker import ClockedEngine
 
-        return Engine(self.env_id)
+        return ClockedEngine(self.env_id)
 
     def _prepare(self, seed: int) -> None:
         """Hook: per-episode set-up before the engine reset (Boxoban picks its level here)."""
@@ -201,12 +201,12 @@ class BoxobanGame(NLEGame):
 
         self.level, self._solution = source.pick(seed, self.preset, self.levels_path)
         if self.engine is not None:
-            self.engine.env._levels = [self.level.text()]
+            self.engine.set_boxoban_level(self.level.text())
 
     def _make_engine(self) -> Any:
-        from playbench.suites.balrog.nle.engine import Engine
+        from playbench.suites.balrog.nle.worker import ClockedEngine
 
-        return Engine(self.env_id, boxoban_level=self.level.text())
+        return ClockedEngine(self.env_id, boxoban_level=self.level.text())
 
     def instance(self) -> dict[str, Any]:
         """Env id, NetHack seed, and which level: source (generated/official), id and rows."""

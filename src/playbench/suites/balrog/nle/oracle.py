@@ -240,11 +240,11 @@ def survey(
     The shadow engine is kept per (env id, budget) in this process: building a NetHack instance costs far
     more than a survey.
     """
-    from playbench.suites.balrog.nle.engine import Engine
+    from playbench.suites.balrog.nle.worker import ClockedEngine
 
     key = (env_id, budget)
     if key not in _SHADOWS:
-        _SHADOWS[key] = Engine(env_id, max_episode_steps=budget)
+        _SHADOWS[key] = ClockedEngine(env_id, max_episode_steps=budget)
     engine = _SHADOWS[key]
     engine.seed(nethack_seed)
     obs = engine.reset()
