@@ -48,6 +48,7 @@ def build_config(
                 + ", ".join(task.reference_agents)
             )
         params = task.params({**preset.get("params", {}), **tvals})
+        task.validate_inputs(params)
         specs.append(TaskSpec(id=task.id, params=params.model_dump(mode="json"),
                               episodes=episodes or preset.get("episodes") or task.episodes(params)))
     aparams = spec.params(parse_key_values(agent_args, "-A")).model_dump(mode="json")

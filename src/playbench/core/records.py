@@ -11,8 +11,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
-Status = Literal["ok", "agent-error", "infra-error"]
-STATUSES: tuple[str, ...] = ("ok", "agent-error", "infra-error")
+Status = Literal["ok", "agent-error", "infra-error", "game-error"]
+STATUSES: tuple[str, ...] = ("ok", "agent-error", "infra-error", "game-error")
 
 
 class Record(BaseModel):

@@ -27,6 +27,9 @@ class Task:
     #: One-step tasks send an official prompt unchanged; prompt strategies must not alter it.
     one_step: bool = False
     tags: tuple[str, ...] = field(default_factory=tuple)
+    #: Validates every data file the task will read with these parameters, before a run exists; raises
+    #: PlaybenchError naming the file, the line and what is wrong.
+    check_inputs: Callable[[Any], None] | None = None
 
     @property
     def suite(self) -> str:
@@ -36,6 +39,11 @@ class Task:
     def params(self, values: dict[str, Any] | None = None) -> Params:
         """Validated parameters from ``key=value`` strings (or typed values)."""
         return build_params(self.params_model, dict(values or {}), self.id)
+
+    def validate_inputs(self, params: Params) -> None:
+        """Refuse bad data files up front (see ``check_inputs``)."""
+        if self.check_inputs is not None:
+            self.check_inputs(params)
 
     def episodes(self, params: Params) -> int:
         """How many episodes this task runs by default with these parameters."""
