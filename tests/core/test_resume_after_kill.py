@@ -54,7 +54,7 @@ def test_resume_refuses_a_different_config(tmp_path):
     before = (run_dir / "episodes.jsonl").read_bytes()
     res = run_cli("eval", "smartplay/hanoi-3", "--agent", "oracle", "--resume", str(run_dir))
     assert res.returncode == 2
-    assert "different config" in res.stderr and "Traceback" not in res.stderr
+    assert "--agent would change the results" in res.stderr and "Traceback" not in res.stderr
     assert (run_dir / "episodes.jsonl").read_bytes() == before
     # the same arguments are accepted and there is nothing left to do
     res = run_cli("eval", *SMALL, "--resume", str(run_dir))

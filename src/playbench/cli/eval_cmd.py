@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from playbench.agents.registry import get_agent
-from playbench.cli.common import console, err_console, versions
+from playbench.cli.common import err_console, versions
 from playbench.cli.report_cmd import print_report
 from playbench.core.errors import PlaybenchError
 from playbench.core.params import parse_key_values
@@ -20,6 +22,7 @@ from playbench.core.registry import get_task, resolve_members
 from playbench.report.build import build_report
 from playbench.runner import RunSettings, RunStore, plan_jobs, run_jobs
 from playbench.runner.loop import run as run_loop
+from playbench.runner.resume import IDENTITY, REFUSED, apply_settings, check_identity, resume_event, strip_credentials
 from playbench.runner.runner import RunTotals
 
 
@@ -79,78 +82,134 @@ def _progress(quiet: bool) -> Progress:
 @click.option("--max-retries", type=int, default=6, show_default=True)
 @click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds per model request.")
 @click.option("--base-url", default=None, help="Server URL for OpenAI-compatible providers.")
-@click.option("--cache", is_flag=True, help="Answer identical model requests from an on-disk cache.")
+@click.option("--cache", is_flag=True, help="Answer repeated model requests from an on-disk cache.")
 @click.option("--retry-backoff", type=float, default=1.0, show_default=True,
               help="Seconds before the first retry of a failed model request (doubles each retry, jittered).")
-@click.option("--resume", "resume", type=click.Path(), default=None, help="Continue this run directory.")
-@click.option("--quiet", is_flag=True, help="No progress bar or table.")
+@click.option("--max-connect-failures", type=int, default=5, show_default=True,
+              help="Stop the run when this many requests in a row cannot reach the server.")
+@click.option("--resume", "resume", type=click.Path(), default=None,
+              help="Continue this run directory with its recorded configuration.")
+@click.option("--retry-errors", is_flag=True,
+              help="With --resume: also re-run agent-error and game-error episodes.")
+@click.option("--quiet", is_flag=True, help="No progress bar or table (the run path is still printed).")
 @click.option("--view", "write_view", is_flag=True, help="Also write the HTML viewer into RUN/view.")
-def command(tasks: tuple[str, ...], agent: str | None, model: str | None, episodes: int | None, seed: int,
-            log_dir: str, task_args: tuple[str, ...], agent_args: tuple[str, ...], model_args: tuple[str, ...],
-            max_episodes: int | None, max_connections: int, max_retries: int, timeout: float,
-            base_url: str | None, cache: bool, retry_backoff: float, resume: str | None, quiet: bool,
-            write_view: bool) -> None:
+@click.pass_context
+def command(ctx: click.Context, tasks: tuple[str, ...], agent: str | None, model: str | None, episodes: int | None,
+            seed: int, log_dir: str, task_args: tuple[str, ...], agent_args: tuple[str, ...],
+            model_args: tuple[str, ...], max_episodes: int | None, max_connections: int, max_retries: int,
+            timeout: float, base_url: str | None, cache: bool, retry_backoff: float, max_connect_failures: int,
+            resume: str | None, retry_errors: bool, quiet: bool, write_view: bool) -> None:
     """Run TASKS (ids, aliases or groups) and record every episode."""
-    if max_connections < 1 or (max_episodes is not None and max_episodes < 1):
-        raise PlaybenchError("--max-connections and --max-episodes must be at least 1")
+    given = {name for name in ctx.params if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE}
+    options = {"base_url": base_url, "max_connections": max_connections, "max_episodes": max_episodes,
+               "max_retries": max_retries, "timeout": timeout, "retry_backoff": retry_backoff,
+               "max_connect_failures": max_connect_failures}
+    if retry_errors and not resume:
+        raise PlaybenchError("--retry-errors goes with --resume RUN")
+    store: RunStore | None = None
     if resume:
-        store = RunStore.open(resume)
-        if tasks:
-            asked = build_config(tasks, agent, model, episodes, seed, task_args, agent_args, model_args)
-            if asked.hash() != store.meta.config_hash:
-                raise PlaybenchError(
-                    f"{resume} was run with a different config (hash {store.meta.config_hash}, yours {asked.hash()}); "
-                    "resume with the same arguments, or with --resume alone"
-                )
-        config = store.meta.config
-        done = store.latest_episodes(repair=True)
+        store = RunStore.open_for_writing(resume)
+        try:
+            config, settings = _resumed(store, given, tasks, agent, model, episodes, seed, task_args, agent_args,
+                                        model_args, cache, {k: v for k, v in options.items() if k in given})
+            done = store.latest_episodes(repair=True)
+        except BaseException:
+            store.close()
+            raise
     else:
         config = build_config(tasks, agent, model, episodes, seed, task_args, agent_args, model_args)
+        settings = {**options, "cache": cache}
         done = {}
+    _check_settings(settings)
     spec = get_agent(config.agent)
     aparams = spec.params(config.agent_params)
     model_obj = None
-    if config.model:
-        from playbench.agents.strategies import preflight
-        from playbench.models import ModelSettings, create_model
+    try:
+        if config.model:
+            from playbench.agents.strategies import preflight
+            from playbench.models import ModelSettings, create_model
 
-        if retry_backoff < 0:
-            raise PlaybenchError("--retry-backoff must be >= 0")
-        preflight(config.agent, aparams, [get_task(t.id) for t in config.tasks])
-        model_obj = create_model(config.model, config.model_params, ModelSettings(
-            base_url=base_url, max_connections=max_connections, max_retries=max_retries, timeout=timeout,
-            cache=cache, backoff_base=retry_backoff))
-    jobs = plan_jobs(config, done)
-    if not resume:
-        from playbench.models.redact import redact
-
-        store = RunStore.create(Path(log_dir), {
-            "config": config, "config_hash": config.hash(), "versions": versions(),
-            "settings": {"max_connections": max_connections, "max_retries": max_retries, "timeout": timeout,
-                         "base_url": redact(base_url) if base_url else None, "cache": cache},
-        })
+            preflight(config.agent, aparams, [get_task(t.id) for t in config.tasks])
+            model_obj = create_model(config.model, config.model_params, ModelSettings(
+                base_url=settings["base_url"], max_connections=settings["max_connections"],
+                max_retries=settings["max_retries"], timeout=settings["timeout"], cache=settings["cache"],
+                backoff_base=settings["retry_backoff"], max_connect_failures=settings["max_connect_failures"]))
+        jobs = plan_jobs(config, done, retry_errors=retry_errors)
+        if store is None:
+            recorded = {**settings, "base_url": strip_credentials(
+                getattr(getattr(model_obj, "provider", None), "base_url", None) or settings["base_url"])}
+            store = RunStore.create(Path(log_dir), {"config": config, "config_hash": config.hash(),
+                                                    "versions": versions(), "settings": recorded})
+    except BaseException:
+        if store is not None:
+            store.close()
+        raise
     run_dir = store.path
-    _execute(jobs, store, lambda: spec.factory(aparams, model_obj), config, max_episodes or max_connections,
-                      quiet, model_obj)
+    resume_cmd = f"playbench eval --resume {shlex.quote(str(run_dir))}"
+    try:
+        totals = _execute(jobs, store, lambda: spec.factory(aparams, model_obj), config,
+                          settings["max_episodes"] or settings["max_connections"], quiet, model_obj)
+    except KeyboardInterrupt:
+        store.close()
+        click.echo(f"interrupted: finished episodes are saved in {run_dir}; continue with: {resume_cmd}", err=True)
+        sys.exit(130)
     store.close()
     if model_obj is not None and not quiet:
         st = model_obj.stats
         faults = ", ".join(f"{k} {v}" for k, v in sorted(st.faults.items())) or "none"
-        err_console.print(f"model {config.model}: {st.calls} calls, {st.attempts} requests, {st.answers} answers, "
-                          f"{st.cache_hits} cache hits, faults: {faults}")
+        err_console.print(escape(f"model {config.model}: {st.calls} calls, {st.attempts} requests, {st.answers} "
+                                 f"answers, {st.cache_hits} cache hits, faults: {faults}"))
     report = build_report(store)
     if not quiet:
         print_report(report)
-        console.print(f"run written to [bold]{run_dir}[/bold]")
+    click.echo(f"run written to {run_dir}")
     if write_view:
         from playbench.report.viewer import write_site
 
-        console.print(f"viewer: open [bold]{write_site([store], run_dir / 'view').resolve().as_uri()}[/bold]")
-    remaining = sum(e["status"]["infra-error"] for e in report["tasks"].values())
-    if remaining:
-        cmd = f"playbench eval --resume {shlex.quote(str(run_dir))}"
-        click.echo(f"{remaining} episode(s) ended with infra-error; continue with: {cmd}", err=True)
+        click.echo(f"viewer: open {write_site([store], run_dir / 'view').resolve().as_uri()}")
+    if totals.stopped:
+        click.echo(f"run stopped: {totals.stopped}; finished episodes are kept; continue with: {resume_cmd}",
+                   err=True)
         sys.exit(1)
+    latest = store.latest_episodes()
+    scheduled = sum(t.episodes for t in config.tasks)
+    infra = sum(1 for r in latest.values() if r.status == "infra-error")
+    if infra or len(latest) < scheduled:
+        click.echo(f"{len(latest)} of {scheduled} episodes recorded, {infra} ended with infra-error; "
+                   f"continue with: {resume_cmd}", err=True)
+        sys.exit(1)
+
+
+def _resumed(store: RunStore, given: set[str], tasks: tuple[str, ...], agent: str | None, model: str | None,
+             episodes: int | None, seed: int, task_args: tuple[str, ...], agent_args: tuple[str, ...],
+             model_args: tuple[str, ...], cache: bool, new_settings: dict[str, Any]
+             ) -> tuple[RunConfig, dict[str, Any]]:
+    """The recorded config and settings of a run, after checking what the command line asks to change."""
+    recorded = store.meta.config
+    if given & (IDENTITY.keys() | REFUSED.keys()):
+        asked = build_config(
+            tasks or tuple(t.id for t in recorded.tasks), agent if "agent" in given else recorded.agent,
+            model if "model" in given else recorded.model, episodes, seed if "seed" in given else recorded.seed,
+            task_args, agent_args, model_args)
+        check_identity(recorded, asked, given, (bool(store.meta.settings.get("cache")), cache))
+    defaults = {"base_url": None, "max_connections": 8, "max_episodes": None, "max_retries": 6, "timeout": 120.0,
+                "retry_backoff": 1.0, "max_connect_failures": 5, "cache": False}
+    settings, changed = apply_settings({**defaults, **store.meta.settings}, new_settings)
+    if changed:
+        shown = {**settings, "base_url": strip_credentials(settings["base_url"])}
+        meta = store.meta.model_copy(update={"settings": shown,
+                                             "resumes": [*store.meta.resumes, resume_event(changed)]})
+        store.save_meta(meta)
+    return recorded, settings
+
+
+def _check_settings(settings: dict[str, Any]) -> None:
+    if settings["max_connections"] < 1 or (settings["max_episodes"] is not None and settings["max_episodes"] < 1):
+        raise PlaybenchError("--max-connections and --max-episodes must be at least 1")
+    if settings["retry_backoff"] < 0:
+        raise PlaybenchError("--retry-backoff must be >= 0")
+    if settings["max_connect_failures"] < 1:
+        raise PlaybenchError("--max-connect-failures must be at least 1")
 
 
 def _execute(jobs: list, store: RunStore, make_agent: Callable, config: RunConfig, max_episodes: int, quiet: bool,
@@ -162,7 +221,7 @@ def _execute(jobs: list, store: RunStore, make_agent: Callable, config: RunConfi
         bars = {}
         for t in config.tasks:
             left = sum(1 for j in jobs if j.task.id == t.id)
-            bars[t.id] = progress.add_task(t.id, total=t.episodes, completed=t.episodes - left, rate="-")
+            bars[t.id] = progress.add_task(escape(t.id), total=t.episodes, completed=t.episodes - left, rate="-")
 
         def on_step(task_id: str) -> None:
             steps["n"] += 1

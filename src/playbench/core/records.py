@@ -55,6 +55,8 @@ class RunMeta(Record):
     versions: dict[str, str]
     created_at: str
     settings: dict[str, Any] = Field(default_factory=dict)  # concurrency, timeouts: not part of identity
+    # one entry per --resume: when, and which settings it changed ({name: [recorded, given]})
+    resumes: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class StepRecord(Record):

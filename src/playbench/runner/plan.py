@@ -19,19 +19,29 @@ class EpisodeJob:
     seed: int
 
 
-def plan_jobs(config: RunConfig, done: dict[tuple[str, int], EpisodeRecord] | None = None) -> list[EpisodeJob]:
+#: statuses a plain resume plays again: a fault outside both the agent and the game
+RETRIED = frozenset({"infra-error"})
+#: what ``retry_errors`` adds: faults that would most likely repeat, re-run only when asked
+RETRIED_ON_REQUEST = frozenset({"agent-error", "game-error"})
+
+
+def plan_jobs(
+    config: RunConfig, done: dict[tuple[str, int], EpisodeRecord] | None = None, retry_errors: bool = False
+) -> list[EpisodeJob]:
     """All episodes of the config not already finished.
 
-    ``ok`` and ``agent-error`` episodes count as finished; ``infra-error`` ones run again.
+    ``ok``, ``agent-error`` and ``game-error`` episodes count as finished (the last two run again only
+    with ``retry_errors``); ``infra-error`` ones run again.
     """
     done = done or {}
+    again = RETRIED | RETRIED_ON_REQUEST if retry_errors else RETRIED
     jobs: list[EpisodeJob] = []
     for spec in config.tasks:
         task = get_task(spec.id)
         params = task.params(spec.params)
         for index in range(spec.episodes):
             prior = done.get((task.id, index))
-            if prior is not None and prior.status != "infra-error":
+            if prior is not None and prior.status not in again:
                 continue
             jobs.append(EpisodeJob(task, params, index, episode_seed(config.seed, task.id, index)))
     return jobs

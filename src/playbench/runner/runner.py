@@ -1,4 +1,11 @@
-"""The asyncio runner: a bounded pool of workers plays episodes and appends their records."""
+"""The asyncio runner: a bounded pool of workers plays episodes and appends their records.
+
+Episodes are isolated: whatever one episode's game or agent does, no other episode's record changes.
+Faults that concern the whole run (the run's files cannot be written, the model's credentials are
+refused, its server is unreachable) stop it: the other workers are cancelled before anything shared is
+closed, the episodes they were playing are not recorded (``--resume`` plays them), and ``run_jobs``
+returns totals whose ``stopped`` says why.
+"""
 
 import asyncio
 import time
@@ -9,11 +16,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from playbench.agents.base import Agent, EpisodeContext, Turn
-from playbench.core.errors import InfraError
+from playbench.core.errors import InfraError, StopRun
+from playbench.core.ledger import CURRENT_EPISODE, EpisodeLedger
 from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.core.turns import take_turn
 from playbench.runner.plan import EpisodeJob
-from playbench.runner.store import RunStore
+from playbench.runner.store import RunStore, StoreWriteError
 
 
 @dataclass
@@ -32,6 +40,7 @@ class RunTotals:
     episodes: int = 0
     steps: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
+    stopped: str | None = None  # why the run stopped early (None: every job ran)
 
 
 def _number(value: Any) -> float | None:
@@ -50,31 +59,47 @@ async def play_episode(
     job: EpisodeJob, agent: Agent, agent_name: str, model: str | None, on_step: Callable[[str], None] | None = None,
     save_frame: Callable[[int, Any], str] | None = None,
 ) -> tuple[EpisodeRecord, list[StepRecord]]:
-    """Play one episode to its end and return its record and steps. Never raises for game/agent faults."""
+    """Play one episode to its end and return its record and steps.
+
+    Game and agent faults become the record's status; only ``StopRun`` (a fault of the whole run) and
+    cancellation propagate.
+    """
     started = time.perf_counter()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    ledger = EpisodeLedger(job.task.id, job.index)
+    CURRENT_EPISODE.set(ledger)  # this task's context only: concurrent episodes each see their own
     steps: list[StepRecord] = []
     status, error = "ok", None
     usage: dict[str, int] = {}
     invalid = 0
     total_reward = 0.0
     info: dict[str, Any] = {}
-    game = job.task.make_game(job.params, job.index)
+    game: Any = None
     try:
+        game = job.task.make_game(job.params, job.index)
         obs, info = game.reset(seed=job.seed)
-        await agent.start(
-            EpisodeContext(job.task.id, job.index, job.seed, info.get("manual", ""), game.unwrapped, job.task.one_step)
-        )
+        context = EpisodeContext(job.task.id, job.index, job.seed, info.get("manual", ""), game.unwrapped,
+                                 job.task.one_step)
         done = False
+        try:
+            await agent.start(context)
+        except StopRun:
+            raise
+        except InfraError as exc:
+            status, error, done = "infra-error", str(exc), True
+        except Exception as exc:  # the agent's own set-up failed
+            status, error, done = "agent-error", f"{type(exc).__name__}: {exc}", True
         while not done:
             legal = game.legal_actions()
             t0 = time.perf_counter()
             try:
                 decision = await agent.act(Turn(len(steps), obs, info, legal))
+            except StopRun:
+                raise
             except InfraError as exc:
                 status, error = "infra-error", str(exc)
                 break
-            except Exception as exc:  # a bug or crash inside the agent
+            except Exception as exc:  # a bug or crash inside the agent's own code
                 status, error = "agent-error", f"{type(exc).__name__}: {exc}"
                 break
             latency = time.perf_counter() - t0
@@ -108,14 +133,19 @@ async def play_episode(
             )
             if on_step is not None:
                 on_step(job.task.id)
+    except StopRun:
+        raise
     except InfraError as exc:
         status, error = "infra-error", str(exc)
-    except Exception as exc:  # the game itself failed: not the agent's fault
-        status, error = "infra-error", f"game error: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+    except Exception as exc:  # the game itself failed (built, reset or stepped): not the agent's fault
+        status, error = "game-error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
     finally:
-        instance = _safe(game.instance)
-        progress = _number(_safe(lambda: game.progress))
-        game.close()
+        instance = _safe(game.instance) if game is not None else None
+        progress = _number(_safe(lambda: game.progress)) if game is not None else None
+        if game is not None:
+            _safe(game.close)
+    if ledger.usage:  # the model's own count: every request sent, answered or not
+        usage = dict(ledger.usage)
     ok = status == "ok"
     record = EpisodeRecord(
         task=job.task.id,
@@ -154,7 +184,10 @@ async def run_jobs(
     model: str | None,
     settings: RunSettings,
 ) -> RunTotals:
-    """Run the jobs with at most ``settings.max_episodes`` in flight, appending each record as it ends."""
+    """Run the jobs with at most ``settings.max_episodes`` in flight, appending each record as it ends.
+
+    Returns early, with ``totals.stopped`` set, when a fault stops the whole run (see the module doc).
+    """
     queue: asyncio.Queue[EpisodeJob] = asyncio.Queue()
     for job in jobs:
         queue.put_nowait(job)
@@ -166,11 +199,16 @@ async def run_jobs(
                 job = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
+
             def save_frame(step: int, image: Any, job: EpisodeJob = job) -> str:
                 return store.write_frame(job.task.id, job.index, step, image)
 
             await take_turn()  # episodes start one per loop iteration, so their first requests spread out
-            record, steps = await play_episode(job, make_agent(), agent_name, model, settings.on_step, save_frame)
+            try:
+                agent = make_agent()
+            except Exception as exc:  # noqa: BLE001  (an agent that cannot be built is the agent's fault)
+                agent = _Broken(exc)  # type: ignore[assignment]
+            record, steps = await play_episode(job, agent, agent_name, model, settings.on_step, save_frame)
             if steps:
                 record.trajectory = store.write_trajectory(job.task.id, job.index, steps)
             store.append_episode(record)
@@ -180,6 +218,30 @@ async def run_jobs(
             if settings.on_episode is not None:
                 settings.on_episode(record)
 
-    workers = max(1, min(settings.max_episodes, len(jobs)))
-    await asyncio.gather(*(worker() for _ in range(workers)))
+    tasks = [asyncio.ensure_future(worker()) for _ in range(max(1, min(settings.max_episodes, len(jobs))))]
+    try:
+        for finished in asyncio.as_completed(tasks):
+            await finished
+    except (StopRun, StoreWriteError) as exc:
+        totals.stopped = str(exc)
+    finally:
+        # every worker is stopped before the caller closes what they share (the model's HTTP session)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
     return totals
+
+
+class _Broken:
+    """Stands in for an agent whose construction failed: the episode ends as that agent's error."""
+
+    def __init__(self, exc: Exception) -> None:
+        self.exc = exc
+
+    async def start(self, ctx: EpisodeContext) -> None:
+        """Raise the construction error inside the episode (recorded as agent-error)."""
+        raise self.exc
+
+    async def act(self, turn: Turn) -> Any:
+        """Never reached: ``start`` already failed."""
+        raise self.exc

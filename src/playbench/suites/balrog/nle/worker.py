@@ -13,6 +13,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import weakref
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
@@ -39,6 +40,7 @@ class _Worker:
         )
         theirs.close()
         self.conn = ours
+        _LIVE.add(self)
         self.call("hello")
 
     def call(self, method: str, *args: Any) -> Any:
@@ -64,6 +66,7 @@ class _Worker:
 
 
 _IDLE: list[_Worker] = []
+_LIVE: "weakref.WeakSet[_Worker]" = weakref.WeakSet()
 _LOCK = threading.Lock()
 
 
@@ -79,12 +82,19 @@ def _give_back(worker: _Worker) -> None:
         _IDLE.append(worker)
 
 
-@atexit.register
 def stop_idle_workers() -> None:
-    """Stop every idle worker (at exit, and in tests that count processes)."""
+    """Stop every idle worker (tests use it to start from none)."""
     with _LOCK:
         workers, _IDLE[:] = list(_IDLE), []
     for worker in workers:
+        worker.stop()
+
+
+@atexit.register
+def _stop_all_workers() -> None:
+    """At exit, stop every worker, idle or still holding an engine nobody closed."""
+    _IDLE.clear()
+    for worker in list(_LIVE):
         worker.stop()
 
 
