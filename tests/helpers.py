@@ -39,3 +39,16 @@ def stable_trajectories(run_dir: Path) -> dict[str, list[dict]]:
             s.pop("timing")
         out[str(file.relative_to(run_dir))] = steps
     return out
+
+
+def wait_for_episodes(log_dir: Path, count: int, timeout: float = 60) -> Path:
+    """Wait until the one run under ``log_dir`` has ``count`` episode lines; returns the run directory."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = list(log_dir.glob("*/episodes.jsonl")) if log_dir.exists() else []
+        if found and found[0].read_bytes().count(b"\n") >= count:
+            return found[0].parent
+        time.sleep(0.05)
+    raise AssertionError(f"no run under {log_dir} reached {count} episodes")

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import PLAYBENCH, only_run_dir, run_cli, stable_lines
 
+from helpers import PLAYBENCH, only_run_dir, run_cli, stable_lines, wait_for_episodes
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import RunConfig, TaskSpec
 from playbench.core.registry import get_task
@@ -103,30 +103,20 @@ def test_resume_refuses_options_that_change_results(tmp_path: Path, extra: list[
 # -- one writer per run --------------------------------------------------------------------------------
 
 
-def _wait_for_lines(run_parent: Path, count: int, timeout: float = 60) -> Path:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = list(run_parent.glob("*/episodes.jsonl")) if run_parent.exists() else []
-        if found and found[0].read_bytes().count(b"\n") >= count:
-            return found[0].parent
-        time.sleep(0.05)
-    raise AssertionError("the run never got going")
-
-
 def test_a_second_writer_is_refused_at_once(tmp_path: Path) -> None:
-    with FakeServer(latency=0.1) as server:
-        args = ["eval", *MODEL_RUN, "--episodes", "12", "--max-connections", "2", "--base-url", server.url,
+    with FakeServer(latency=0.2) as server:
+        args = ["eval", *MODEL_RUN, "--episodes", "30", "--max-connections", "2", "--base-url", server.url,
                 "--log-dir", str(tmp_path)]
         first = subprocess.Popen([*PLAYBENCH, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                  env={**os.environ, **NO_KEYS})
-        run = _wait_for_lines(tmp_path, 1)
+        run = wait_for_episodes(tmp_path, 1)
         started = time.monotonic()
         second = run_cli("eval", "--resume", str(run), "--quiet", env=NO_KEYS)
         assert second.returncode == 2 and "is being written by playbench pid" in second.stderr, second.stderr
         assert time.monotonic() - started < 10
         assert first.wait(timeout=120) == 0
     lines = _lines(run)
-    assert len(lines) == 12 and len({(r["task"], r["index"]) for r in lines}) == 12
+    assert len(lines) == 30 and len({(r["task"], r["index"]) for r in lines}) == 30
 
 
 def test_kill_9_releases_the_lock(tmp_path: Path) -> None:
@@ -135,7 +125,7 @@ def test_kill_9_releases_the_lock(tmp_path: Path) -> None:
                 "--log-dir", str(tmp_path)]
         proc = subprocess.Popen([*PLAYBENCH, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 env={**os.environ, **NO_KEYS})
-        run = _wait_for_lines(tmp_path, 1)
+        run = wait_for_episodes(tmp_path, 1)
         proc.kill()
         proc.wait()
         res = run_cli("eval", "--resume", str(run), "--quiet", env=NO_KEYS)
@@ -152,7 +142,7 @@ def test_ctrl_c_prints_the_run_and_the_resume_command(tmp_path: Path) -> None:
                 "--log-dir", str(tmp_path)]
         proc = subprocess.Popen([*PLAYBENCH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env={**os.environ, **NO_KEYS})
-        run = _wait_for_lines(tmp_path, 1)
+        run = wait_for_episodes(tmp_path, 1)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, err
