@@ -9,11 +9,10 @@ from typing import Any
 
 import click
 from click.core import ParameterSource
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from playbench.agents.registry import get_agent
-from playbench.cli.common import err_console, versions
+from playbench.cli.common import err_console, safe_markup, safe_text, versions
 from playbench.cli.report_cmd import print_report
 from playbench.core.errors import PlaybenchError
 from playbench.core.params import parse_key_values
@@ -145,24 +144,25 @@ def command(ctx: click.Context, tasks: tuple[str, ...], agent: str | None, model
             store.close()
         raise
     run_dir = store.path
-    resume_cmd = f"playbench eval --resume {shlex.quote(str(run_dir))}"
+    resume_cmd = safe_text(f"playbench eval --resume {shlex.quote(str(run_dir))}")
     try:
         totals = _execute(jobs, store, lambda: spec.factory(aparams, model_obj), config,
                           settings["max_episodes"] or settings["max_connections"], quiet, model_obj)
     except KeyboardInterrupt:
         store.close()
-        click.echo(f"interrupted: finished episodes are saved in {run_dir}; continue with: {resume_cmd}", err=True)
+        click.echo(f"interrupted: finished episodes are saved in {safe_text(run_dir)}; continue with: {resume_cmd}",
+                   err=True)
         sys.exit(130)
     store.close()
     if model_obj is not None and not quiet:
         st = model_obj.stats
         faults = ", ".join(f"{k} {v}" for k, v in sorted(st.faults.items())) or "none"
-        err_console.print(escape(f"model {config.model}: {st.calls} calls, {st.attempts} requests, {st.answers} "
-                                 f"answers, {st.cache_hits} cache hits, faults: {faults}"))
+        err_console.print(safe_markup(f"model {config.model}: {st.calls} calls, {st.attempts} requests, {st.answers} "
+                                      f"answers, {st.cache_hits} cache hits, faults: {faults}", limit=None))
     report = build_report(store)
     if not quiet:
         print_report(report)
-    click.echo(f"run written to {run_dir}")
+    click.echo(f"run written to {safe_text(run_dir)}")
     if write_view:
         from playbench.report.viewer import write_site
 
@@ -221,7 +221,7 @@ def _execute(jobs: list, store: RunStore, make_agent: Callable, config: RunConfi
         bars = {}
         for t in config.tasks:
             left = sum(1 for j in jobs if j.task.id == t.id)
-            bars[t.id] = progress.add_task(escape(t.id), total=t.episodes, completed=t.episodes - left, rate="-")
+            bars[t.id] = progress.add_task(safe_markup(t.id), total=t.episodes, completed=t.episodes - left, rate="-")
 
         def on_step(task_id: str) -> None:
             steps["n"] += 1

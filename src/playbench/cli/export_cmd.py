@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from playbench.cli.common import open_runs
+from playbench.cli.common import open_runs, safe_text
 from playbench.core.errors import PlaybenchError
 from playbench.report.table import COLUMNS, episode_rows
 
@@ -32,4 +32,4 @@ def command(run: str, fmt: str, output: str | None) -> None:
             frame.to_parquet(target, index=False)
         except ImportError:
             raise PlaybenchError("parquet export needs pyarrow: pip install 'playbench[export]'") from None
-    click.echo(str(target))
+    click.echo(safe_text(target))

@@ -7,6 +7,7 @@ import sys
 import click
 
 from playbench.core.errors import PlaybenchError
+from playbench.report.inert import inert_text as safe_text
 
 # command name -> module under playbench.cli holding a click command called ``command``
 COMMANDS = {
@@ -52,13 +53,13 @@ def main() -> None:
     try:
         cli.main(standalone_mode=False)
     except PlaybenchError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {safe_text(exc)}", err=True)
         sys.exit(2)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
     except click.ClickException as exc:
-        click.echo(f"error: {exc.format_message()}", err=True)
+        click.echo(f"error: {safe_text(exc.format_message())}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from playbench.cli.common import open_runs
+from playbench.cli.common import open_runs, safe_text
 from playbench.core.errors import PlaybenchError
 from playbench.report.build import build_report
 
@@ -20,4 +20,4 @@ def command(runs: tuple[str, ...], output: str) -> None:
     except ModuleNotFoundError:
         raise PlaybenchError("plot needs matplotlib: pip install 'playbench[plots]'") from None
     for path in write_plots([build_report(s) for s in stores], Path(output)):
-        click.echo(str(path))
+        click.echo(safe_text(path))

@@ -1,33 +1,49 @@
-"""``playbench report``: tables and JSON computed from run records only."""
+"""``playbench report``: tables and JSON computed from run records only.
+
+Every string shown comes from records or run.json, so it is printed through ``plain``/``safe_markup``:
+no terminal escape sequence, control character or rich markup in a record reaches the terminal.
+"""
 
 import json
+import shlex
 from typing import Any
 
 import click
 from rich.table import Table
+from rich.text import Text
 
-from playbench.cli.common import console, fmt_stat, open_runs
-from playbench.report.build import build_report, suite_module
+from playbench.cli.common import console, fmt_stat, inert_tree, open_runs, plain
+from playbench.core.records import STATUSES
+from playbench.report.build import build_report, episodes_text, errors_text, suite_module
 
 
 def print_report(report: dict[str, Any]) -> None:
-    """Print the per-task table and each suite's native tables."""
+    """Print the per-task table, the coverage line when episodes are missing, and each suite's tables."""
     run = report["run"]
     who = run["model"] or run["agent"]
-    table = Table(title=f"{run['run_id']} — {who} (seed {run['seed']})")
+    title = Text.assemble(plain(run["run_id"]), " — ", plain(who), f" (seed {run['seed']})")
+    table = Table(title=title)
     for col in ("task", "episodes", "ok", "errors", "score", "completion", "steps", "invalid"):
         table.add_column(col, justify="left" if col == "task" else "right")
     for tid, e in report["tasks"].items():
-        errors = e["status"]["agent-error"] + e["status"]["infra-error"]
-        table.add_row(tid, str(e["episodes"]), str(e["status"]["ok"]), str(errors), fmt_stat(e["score"]),
+        status = {s: e["status"].get(s, 0) for s in STATUSES}
+        table.add_row(plain(tid), episodes_text(e), str(status["ok"]), errors_text(status), fmt_stat(e["score"]),
                       fmt_stat(e["completion"]), str(e["steps"]), str(e["invalid_actions"]))
     console.print(table)
+    coverage = run.get("episodes")
+    if coverage and (not coverage["complete"] or coverage["unscheduled"]):
+        line = Text(coverage["note"], style="bold yellow")
+        if coverage["missing"]:
+            line.append(" — continue with: playbench eval --resume ")
+            line.append_text(plain(shlex.quote(run["path"]), limit=None))
+        console.print(line)
     for suite, summary in report.items():
         if suite in ("run", "tasks"):
             continue
         module = suite_module(suite)
         if module is not None and hasattr(module, "render"):
-            for renderable in module.render(summary):
+            # suites build rich tables from plain strings (read as markup): hand them inert, escaped text
+            for renderable in module.render(inert_tree(summary)):
                 console.print(renderable)
 
 
@@ -37,19 +53,23 @@ def leaderboard(reports: list[dict[str, Any]]) -> dict[str, Any]:
     rows = []
     for r in reports:
         rows.append({"run_id": r["run"]["run_id"], "who": r["run"]["model"] or r["run"]["agent"],
+                     "episodes": r["run"].get("episodes"),
                      "scores": {t: r["tasks"][t]["score"] for t in tasks if t in r["tasks"]}})
     return {"tasks": tasks, "rows": rows}
 
 
 def print_leaderboard(board: dict[str, Any]) -> None:
-    """The leaderboard as a table."""
+    """The leaderboard as a table (a run with missing episodes says so beside its name)."""
     table = Table(title="leaderboard (score mean ± stderr)")
     table.add_column("model / agent")
     for t in board["tasks"]:
-        table.add_column(t, justify="right")
+        table.add_column(plain(t), justify="right")
     for row in board["rows"]:
-        table.add_row(f"{row['who']} ({row['run_id']})",
-                      *[fmt_stat(row["scores"][t]) if t in row["scores"] else "-" for t in board["tasks"]])
+        name = Text.assemble(plain(row["who"]), " (", plain(row["run_id"]), ")")
+        coverage = row.get("episodes")
+        if coverage and not coverage["complete"]:
+            name.append(f" [{coverage['recorded']} of {coverage['scheduled']} scheduled]", style="yellow")
+        table.add_row(name, *[fmt_stat(row["scores"][t]) if t in row["scores"] else "-" for t in board["tasks"]])
     console.print(table)
 
 
@@ -61,7 +81,8 @@ def command(runs: tuple[str, ...], as_json: bool) -> None:
     reports = [build_report(store) for store in open_runs(runs)]
     if as_json:
         out = reports[0] if len(reports) == 1 else {"runs": reports, "leaderboard": leaderboard(reports)}
-        click.echo(json.dumps(out, indent=2))
+        # ASCII JSON: control characters in record text stay \u escapes, never raw bytes on the terminal
+        click.echo(json.dumps(out, indent=2, ensure_ascii=True))
         return
     for report in reports:
         print_report(report)

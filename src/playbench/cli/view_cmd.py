@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from playbench.cli.common import open_runs
+from playbench.cli.common import open_runs, safe_text
 from playbench.report.viewer import write_site
 
 
@@ -18,6 +18,6 @@ def command(runs: tuple[str, ...], output: str | None, open_browser: bool) -> No
     """Write a static site (works from file://, no network) for RUNS and print the page to open."""
     stores = open_runs(runs)
     index = write_site(stores, Path(output) if output else stores[0].path / "view")
-    click.echo(str(index.resolve()))
+    click.echo(safe_text(index.resolve()))
     if open_browser:
         webbrowser.open(index.resolve().as_uri())

@@ -2,6 +2,7 @@
 
 import importlib
 import importlib.util
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -9,17 +10,32 @@ from playbench.core.records import STATUSES, EpisodeRecord
 from playbench.runner.store import RunStore
 from playbench.stats import summarize
 
+# A suite name as the registry spells them; anything else in a record's task id names no module.
+_SUITE = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def suite_of(task_id: str) -> str | None:
+    """The suite a task id names, or None when its first part is not a plain suite name."""
+    suite = task_id.split("/", 1)[0]
+    return suite if _SUITE.fullmatch(suite) else None
+
 
 def suite_module(suite: str) -> Any | None:
-    """A suite's optional ``summary`` module (``summarize``, ``task_extras``, ``render``)."""
+    """A suite's optional ``summary`` module (``summarize``, ``task_extras``, ``render``).
+
+    ``suite`` comes from record task ids, so only a plain lower-case name is looked up: a dotted or
+    relative name could otherwise reach other modules.
+    """
+    if not _SUITE.fullmatch(suite):
+        return None
     name = f"playbench.suites.{suite}.summary"
     if importlib.util.find_spec(f"playbench.suites.{suite}") is None or importlib.util.find_spec(name) is None:
         return None
     return importlib.import_module(name)
 
 
-def task_report(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
-    """Counts over every episode; scores over ``ok`` episodes only."""
+def task_report(task_id: str, records: list[EpisodeRecord], scheduled: int = 0) -> dict[str, Any]:
+    """Counts over every episode (``errors``: every status but ``ok``); scores over ``ok`` episodes only."""
     ok = [r for r in records if r.status == "ok"]
     status = {s: 0 for s in STATUSES}
     usage: dict[str, int] = defaultdict(int)
@@ -29,7 +45,9 @@ def task_report(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
             usage[k] += v
     entry: dict[str, Any] = {
         "episodes": len(records),
+        "scheduled": scheduled,
         "status": status,
+        "errors": len(records) - status["ok"],
         "score": summarize([r.score for r in ok if r.score is not None]),
         "completion": summarize([r.completion for r in ok if r.completion is not None]),
         "progress": summarize([r.progress for r in ok if r.progress is not None]),
@@ -37,10 +55,44 @@ def task_report(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
         "invalid_actions": sum(r.invalid_actions for r in records),
         "usage": dict(usage),
     }
-    module = suite_module(task_id.split("/", 1)[0])
+    # suite extras assume a task the run scheduled; a stray record's task id may name anything
+    module = suite_module(task_id.split("/", 1)[0]) if scheduled else None
     if module is not None and hasattr(module, "task_extras"):
         entry.update(module.task_extras(task_id, records))
     return entry
+
+
+def coverage(scheduled: dict[str, int], keys: set[tuple[str, int]]) -> dict[str, Any]:
+    """How many of the scheduled episodes have a record, and how many records the schedule never asked for.
+
+    ``scheduled`` maps task ids to episode counts (run.json); ``keys`` are the recorded (task, index).
+    ``note`` says "N of M scheduled …" whenever an episode is missing, so a partial run never reads as whole.
+    """
+    total = sum(scheduled.values())
+    expected = {(task, i) for task, n in scheduled.items() for i in range(n)}
+    recorded = len(keys & expected)
+    out: dict[str, Any] = {"recorded": recorded, "scheduled": total, "missing": total - recorded,
+                           "unscheduled": len(keys - expected), "complete": recorded == total}
+    if recorded < total:
+        out["note"] = f"{recorded} of {total} scheduled episodes recorded ({total - recorded} missing)"
+    else:
+        out["note"] = f"{recorded} episodes"
+    if out["unscheduled"]:
+        out["note"] += f"; {out['unscheduled']} record(s) outside the run's schedule"
+    return out
+
+
+def errors_text(status: dict[str, int]) -> str:
+    """Every non-``ok`` episode, with the statuses they ended in: ``3 (1 agent, 2 game)``."""
+    parts = [(s.removesuffix("-error"), n) for s, n in status.items() if s != "ok" and n]
+    total = sum(n for _, n in parts)
+    return str(total) if not parts else f"{total} (" + ", ".join(f"{n} {name}" for name, n in parts) + ")"
+
+
+def episodes_text(entry: dict[str, Any]) -> str:
+    """A task's recorded episodes, as ``N of M`` when fewer than scheduled."""
+    n, m = entry["episodes"], entry.get("scheduled", 0)
+    return f"{n} of {m}" if n < m else str(n)
 
 
 def build_report(store: RunStore) -> dict[str, Any]:
@@ -50,7 +102,8 @@ def build_report(store: RunStore) -> dict[str, Any]:
     for key in sorted(latest):
         by_task[key[0]].append(latest[key])
     config = store.meta.config
-    order = [t.id for t in config.tasks] + sorted(set(by_task) - {t.id for t in config.tasks})
+    scheduled = {t.id: t.episodes for t in config.tasks}
+    order = [t.id for t in config.tasks] + sorted(set(by_task) - set(scheduled))
     report: dict[str, Any] = {
         "run": {
             "path": str(store.path),
@@ -59,17 +112,20 @@ def build_report(store: RunStore) -> dict[str, Any]:
             "model": config.model,
             "seed": config.seed,
             "config_hash": store.meta.config_hash,
-            "scheduled": {t.id: t.episodes for t in config.tasks},
+            "scheduled": scheduled,
+            "episodes": coverage(scheduled, set(latest)),
         },
-        "tasks": {tid: task_report(tid, by_task.get(tid, [])) for tid in order},
+        "tasks": {tid: task_report(tid, by_task.get(tid, []), scheduled.get(tid, 0)) for tid in order},
     }
-    suites = sorted({tid.split("/", 1)[0] for tid in order})
+    # Suite summaries see the scheduled tasks only: a record for a task the run never asked for is shown
+    # in the task table and counted as unscheduled, but it does not enter a suite's paper numbers.
+    suites = sorted({tid.split("/", 1)[0] for tid in scheduled})
     for suite in suites:
         module = suite_module(suite)
         if module is not None and hasattr(module, "summarize"):
-            part = {tid: recs for tid, recs in by_task.items() if tid.startswith(suite + "/")}
-            scheduled = {t.id: t.episodes for t in config.tasks if t.id.startswith(suite + "/")}
-            summary = module.summarize(part, scheduled)
+            part = {tid: recs for tid, recs in by_task.items() if tid in scheduled and tid.startswith(suite + "/")}
+            in_suite = {tid: n for tid, n in scheduled.items() if tid.startswith(suite + "/")}
+            summary = module.summarize(part, in_suite)
             if summary is not None:
                 report[suite] = summary
     return report

@@ -9,10 +9,20 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from playbench.report.inert import inert_text  # noqa: E402
+
+
+def _text(value: object, limit: int = 60) -> str:
+    """Record text as a figure label: inert, short, ``$`` escaped.
+
+    Matplotlib reads text between ``$`` signs as mathtext, and a malformed formula fails the whole plot.
+    """
+    return inert_text(value, limit=limit, one_line=True).replace("$", r"\$")
+
 
 def _label(report: dict[str, Any]) -> str:
     run = report["run"]
-    return run["model"] or run["agent"]
+    return _text(run["model"] or run["agent"])
 
 
 def _save(fig: Any, out: Path, name: str) -> list[Path]:
@@ -45,7 +55,7 @@ def task_scores(reports: list[dict[str, Any]], out: Path) -> list[Path]:
             errs[1].append(hi - stat["mean"])
         ax.bar(range(len(means)), means, yerr=errs, capsize=4, color="#4c72b0")
         ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=7)
-        ax.set_title(task, fontsize=8)
+        ax.set_title(_text(task), fontsize=8)
     for ax in list(axes.flat)[len(tasks):]:
         ax.axis("off")
     fig.suptitle("score per task (mean, 95% CI)", fontsize=10)
@@ -66,7 +76,7 @@ def capability_radar(reports: list[dict[str, Any]], out: Path) -> list[Path]:
         values = [v if isinstance(v, int | float) else 0.0 for v in (caps[n] for n in names)]
         ax.plot(angles, values + values[:1], label=_label(r))
         ax.fill(angles, values + values[:1], alpha=0.15)
-    ax.set_xticks(angles[:-1], [n.replace(" ", "\n", 1) for n in names], fontsize=7)
+    ax.set_xticks(angles[:-1], [_text(n).replace(" ", "\n", 1) for n in names], fontsize=7)
     ax.set_ylim(0, 1)
     ax.legend(loc="lower right", fontsize=7)
     ax.set_title("SmartPlay capabilities")
@@ -85,7 +95,7 @@ def balrog_progress(reports: list[dict[str, Any]], out: Path) -> list[Path]:
         vals = [r["balrog"]["envs"].get(e, {}) for e in envs]
         ax.bar([i + k * width for i in range(len(envs))], [v.get("mean") or 0 for v in vals], width,
                yerr=[v.get("stderr") or 0 for v in vals], capsize=3, label=_label(r))
-    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(envs))], envs, rotation=20)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(envs))], [_text(e) for e in envs], rotation=20)
     ax.set_ylabel("progress (%)")
     ax.legend(fontsize=7)
     ax.set_title("BALROG progress per environment")
@@ -106,8 +116,8 @@ def grasp_energy(reports: list[dict[str, Any]], out: Path) -> list[Path]:
             cells = r["grasp"]["by"].get(control, {})
             means = [(cells.get(lv, {}).get("energy") or {}).get("mean") or 0 for lv in levels]
             ax.bar([i + k * width for i in range(len(levels))], means, width, label=_label(r))
-        ax.set_xticks(range(len(levels)), levels, rotation=30, fontsize=7)
-        ax.set_title(control, fontsize=8)
+        ax.set_xticks(range(len(levels)), [_text(lv) for lv in levels], rotation=30, fontsize=7)
+        ax.set_title(_text(control), fontsize=8)
     axes.flat[0].set_ylabel("mean energy")
     axes.flat[0].legend(fontsize=7)
     return _save(fig, out, "grasp_energy")

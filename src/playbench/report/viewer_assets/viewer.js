@@ -1,16 +1,34 @@
 // playbench viewer: renders run data with textContent only, so model and game text can never run.
+// Pages have no inline script: this file starts them from <body data-page>, and the page's policy
+// allows no script but the site's own files.
 "use strict";
-const PB = { runs: [], episodes: {}, pending: {} };
-PB.setRuns = (runs) => { PB.runs = runs; };
+const PB = { runs: [], statuses: [], tasks: {}, episodes: {}, pending: {} };
+PB.setRuns = (runs, statuses) => { PB.runs = runs; PB.statuses = statuses || []; };
+PB.setTasks = (run, folders) => { PB.tasks[run] = folders; };  // task id -> folder of its episode files
 PB.setEpisodes = (run, rows) => { PB.episodes[run] = rows; };
-PB.setEpisode = (run, task, index, data) => {
-  const key = run + "|" + task + "|" + index;
+PB.setEpisode = (run, folder, index, data) => {
+  const key = run + "|" + folder + "|" + index;
   if (PB.pending[key]) { PB.pending[key](data); delete PB.pending[key]; }
 };
 
+// Control characters become visible (ESC as ␛, C1 and bidi overrides as \x9b / \u202e), as in the terminal.
+function visible(text) {
+  return text
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, c => String.fromCharCode(c === "\u007f" ? 0x2421 : 0x2400 + c.charCodeAt(0)))
+    .replace(/[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, c => {
+      const code = c.charCodeAt(0);
+      return code <= 0xff ? "\\x" + code.toString(16) : "\\u" + code.toString(16);
+    });
+}
+const LABEL = 300;
+// A label (task id, model name) cut to a readable length: record text can be megabytes long.
+function short(text) {
+  const s = String(text);
+  return s.length > LABEL ? s.slice(0, LABEL) + "… (+" + (s.length - LABEL) + " characters)" : s;
+}
 function el(tag, text, cls) {
   const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (text !== undefined && text !== null) node.textContent = visible(String(text));
   if (cls) node.className = cls;
   return node;
 }
@@ -22,7 +40,6 @@ function loadScript(src) {
     document.head.appendChild(s);
   });
 }
-function slug(task) { return task.split("/").map(encodeURIComponent).join("/"); }
 function episodeHref(run, task, index) {
   return "episode.html#r=" + run + "&t=" + encodeURIComponent(task) + "&i=" + index;
 }
@@ -34,8 +51,9 @@ function renderList(run) {
   const box = document.getElementById("episodes-" + run);
   const state = { page: 0 };
   const controls = el("div", null, "filters");
-  const status = el("select"); ["any", "ok", "agent-error", "infra-error"].forEach(s => status.appendChild(el("option", s)));
-  const task = el("select"); ["any", ...new Set(rows.map(r => r[0]))].forEach(t => task.appendChild(el("option", t)));
+  const status = el("select"); ["any", ...PB.statuses].forEach(s => status.appendChild(el("option", s)));
+  const task = el("select");
+  ["any", ...new Set(rows.map(r => r[0]))].forEach(t => { const o = el("option", short(t)); o.value = t; task.appendChild(o); });
   const minScore = el("input"); minScore.type = "number"; minScore.step = "any"; minScore.placeholder = "min score";
   const invalid = el("input"); invalid.type = "checkbox";
   const label = (text, input) => { const l = el("label", text + " "); l.appendChild(input); return l; };
@@ -56,7 +74,7 @@ function renderList(run) {
     table.replaceChildren(head);
     for (const r of shown.slice(state.page * PAGE, (state.page + 1) * PAGE)) {
       const tr = el("tr");
-      const name = el("td", null, "l"); const a = el("a", r[0]); a.href = episodeHref(run, r[0], r[1]); name.appendChild(a);
+      const name = el("td", null, "l"); const a = el("a", short(r[0])); a.href = episodeHref(run, r[0], r[1]); name.appendChild(a);
       tr.appendChild(name);
       const link = el("td"); const b = el("a", "#" + r[1]); b.href = episodeHref(run, r[0], r[1]); link.appendChild(b);
       tr.appendChild(link);
@@ -93,7 +111,7 @@ function picture(uri, alt) {
 function renderEpisode(run, data) {
   const box = document.getElementById("episode");
   const rec = data.record;
-  const title = el("h2", rec.task + " — episode " + rec.index);
+  const title = el("h2", short(rec.task) + " — episode " + rec.index);
   const summary = el("table");
   const fields = [["status", rec.status], ["seed", rec.seed], ["agent", rec.agent], ["model", rec.model],
     ["score", fmt(rec.score)], ["completion", fmt(rec.completion)], ["progress", fmt(rec.progress)],
@@ -103,7 +121,8 @@ function renderEpisode(run, data) {
     const tr = el("tr"); tr.appendChild(el("th", k, "l")); tr.appendChild(el("td", v === null || v === undefined ? "-" : v, "l"));
     summary.appendChild(tr);
   }
-  const parts = [title, summary];
+  const parts = [title, ...(data.errors || []).map(msg => el("p", msg, "bad error"))];
+  parts.push(summary);
   if (data.picture) parts.push(picture(data.picture, "episode picture"));
   if (rec.instance && Object.keys(rec.instance).length) { const b = block("instance", JSON.stringify(rec.instance, null, 2)); b.open = false; parts.push(b); }
   if (rec.metrics && Object.keys(rec.metrics).length) parts.push(block("metrics", JSON.stringify(rec.metrics, null, 2)));
@@ -117,7 +136,8 @@ function renderEpisode(run, data) {
       JSON.stringify(s.usage || {}) + " · latency " + fmt((s.timing || {}).latency_s) + " s", "meta");
     div.appendChild(facts);
     if (data.step_pictures && data.step_pictures[i]) div.appendChild(picture(data.step_pictures[i], "step picture"));
-    if (s.frame) div.appendChild(picture(data.run_root + s.frame, "frame the agent saw"));
+    // the URL was checked when the site was written: the frame lies inside the run
+    if (data.frames && data.frames[i]) div.appendChild(picture(data.frames[i], "frame the agent saw"));
     div.appendChild(block("observation", s.observation));
     if (s.messages) { const m = block("messages sent", s.messages.map(x => "[" + x.role + "]\n" + (typeof x.content === "string" ? x.content : JSON.stringify(x.content))).join("\n\n")); m.open = false; div.appendChild(m); }
     div.appendChild(block("raw output", s.raw_output === null ? "" : s.raw_output));
@@ -127,15 +147,26 @@ function renderEpisode(run, data) {
   box.prepend(...parts);
 }
 
+// Nothing from the address goes into the data file's path but numbers: the task's folder comes from tasks.js.
 async function initEpisode() {
   const params = new URLSearchParams(location.hash.slice(1));
   const run = Number(params.get("r") || 0), task = params.get("t"), index = Number(params.get("i"));
   const box = document.getElementById("episode");
-  if (!task || Number.isNaN(index)) { box.appendChild(el("p", "no episode selected", "bad")); return; }
-  const got = new Promise(resolve => { PB.pending[run + "|" + task + "|" + index] = resolve; });
+  if (!task || !Number.isInteger(run) || run < 0 || params.get("i") === null || !Number.isInteger(index)) {
+    box.appendChild(el("p", "no episode selected", "bad")); return;
+  }
   try {
-    await loadScript("data/r" + run + "/ep/" + slug(task) + "/" + index + ".js");
+    await loadScript("data/r" + run + "/tasks.js");
+    const folders = PB.tasks[run] || {};
+    if (!Object.prototype.hasOwnProperty.call(folders, task)) throw new Error("no episode of this task in run " + run);
+    const folder = folders[task];
+    const got = new Promise(resolve => { PB.pending[run + "|" + folder + "|" + index] = resolve; });
+    await loadScript("data/r" + run + "/ep/" + folder.split("/").map(encodeURIComponent).join("/") + "/" + index + ".js");
     renderEpisode(run, await got);
   } catch (e) { box.appendChild(el("p", e.message, "bad")); }
 }
 window.addEventListener("hashchange", () => location.reload());
+document.addEventListener("DOMContentLoaded", () => {
+  if (document.body.dataset.page === "index") initIndex();
+  else if (document.body.dataset.page === "episode") initEpisode();
+});
