@@ -1,13 +1,15 @@
-"""Boxoban offline levels: generator validity, solvability, determinism; official files parse and play."""
+"""Boxoban offline levels: generator validity, solvability, determinism; official files parse strictly and play."""
 
 import numpy as np
 import pytest
 
 import playbench.suites.balrog.nle.tasks  # noqa: F401  (registers the tasks)
+from data_fixtures import LEVEL, set_level_line, write_boxoban
 from playbench.core.errors import PlaybenchError
 from playbench.core.registry import get_task
+from playbench.suites.balrog.nle.boxoban import source
 from playbench.suites.balrog.nle.boxoban.generator import generate
-from playbench.suites.balrog.nle.boxoban.level import parse_level, problems, read_levels
+from playbench.suites.balrog.nle.boxoban.level import parse_file, parse_level, problems, read_levels
 from playbench.suites.balrog.nle.boxoban.solver import replay, solve
 
 
@@ -78,3 +80,35 @@ def test_generated_levels_are_the_default_source_and_recorded() -> None:
     inst = game.instance()
     assert inst["level_source"] == "generated" and inst["preset"] == "medium" and inst["level_id"].startswith("medium-")
     game.close()
+
+
+def test_official_file_faults_name_file_and_line(tmp_path) -> None:
+    path = write_boxoban(tmp_path)
+    assert [lv.level_id for lv in parse_file(path.read_text(), "000.txt")] == ["000.txt;0", "000.txt;1"]
+    set_level_line(path, 7, "#   $ .$ #")  # level 0 gets a fifth box
+    with pytest.raises(PlaybenchError) as err:
+        read_levels(path.parent)
+    assert str(err.value) == f"{path}:1: level 0: 5 boxes"
+    text = "\n".join(LEVEL) + "\n"
+    with pytest.raises(PlaybenchError, match=r"^x.txt:1: a level row without a '; N' header"):
+        parse_file(text, "x.txt")
+    with pytest.raises(PlaybenchError, match=r"^x.txt:4: level 7: unexpected character '\*'"):
+        parse_file("; 7\n" + text.replace("$", "*", 1), "x.txt")
+    path.write_text("; 0\n" + text)
+    (path.parent / "LICENSE.txt").write_text("Apache 2.0\n")  # the licence beside the levels is no level file
+    assert [lv.level_id for lv in read_levels(path.parent)] == ["000.txt;0"]
+
+
+def test_boxoban_tasks_check_their_levels_and_reuse_them(tmp_path) -> None:
+    path = write_boxoban(tmp_path)
+    task = get_task("balrog/minihack/boxoban-hard")
+    params = task.params({"levels": str(path.parent)})
+    task.validate_inputs(params)
+    path.write_text("garbage\n")  # the checked reading is what the episodes play
+    level, solution = source.pick(123, "hard", str(path.parent))
+    assert level.rows() == LEVEL and solution is None
+    fresh = task.params({"levels": str(path)})
+    with pytest.raises(PlaybenchError, match=f"^{path}:1: a level row without"):
+        task.validate_inputs(fresh)
+    task.validate_inputs(task.params({}))  # generated levels: nothing to read
+    assert get_task("balrog/minihack/corridor-r3").check_inputs is None

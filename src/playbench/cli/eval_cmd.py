@@ -51,8 +51,9 @@ def build_config(
             )
         params = task.params({**preset.get("params", {}), **tvals})
         task.validate_inputs(params)
-        specs.append(TaskSpec(id=task.id, params=params.model_dump(mode="json"),
-                              episodes=episodes or preset.get("episodes") or task.episodes(params)))
+        count = episodes or preset.get("episodes") or task.episodes(params)
+        task.check_episodes(params, count)
+        specs.append(TaskSpec(id=task.id, params=params.model_dump(mode="json"), episodes=count))
     aparams = spec.params(parse_key_values(agent_args, "-A")).model_dump(mode="json")
     mparams = parse_key_values(model_args, "-M")
     return RunConfig(tasks=specs, agent=agent_name, agent_params=aparams, model=model, model_params=mparams, seed=seed)
@@ -186,6 +187,9 @@ def _resumed(store: RunStore, given: set[str], tasks: tuple[str, ...], agent: st
              ) -> tuple[RunConfig, dict[str, Any]]:
     """The recorded config and settings of a run, after checking what the command line asks to change."""
     recorded = store.meta.config
+    for spec in recorded.tasks:  # the data may have changed since the run began
+        task = get_task(spec.id)
+        task.validate_inputs(task.params(spec.params))
     if given & (IDENTITY.keys() | REFUSED.keys()):
         asked = build_config(
             tasks or tuple(t.id for t in recorded.tasks), agent if "agent" in given else recorded.agent,

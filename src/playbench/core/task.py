@@ -4,6 +4,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from playbench.core.errors import PlaybenchError
 from playbench.core.game import Game
 from playbench.core.params import NoParams, Params, build_params
 
@@ -30,6 +31,8 @@ class Task:
     #: Validates every data file the task will read with these parameters, before a run exists; raises
     #: PlaybenchError naming the file, the line and what is wrong.
     check_inputs: Callable[[Any], None] | None = None
+    #: How many episodes the task's data holds with these parameters (None: as many as asked for).
+    episode_limit: Callable[[Any], int | None] | None = None
 
     @property
     def suite(self) -> str:
@@ -44,6 +47,12 @@ class Task:
         """Refuse bad data files up front (see ``check_inputs``)."""
         if self.check_inputs is not None:
             self.check_inputs(params)
+
+    def check_episodes(self, params: Params, episodes: int) -> None:
+        """Refuse more episodes than the task's data holds (PlaybenchError)."""
+        limit = self.episode_limit(params) if self.episode_limit is not None else None
+        if limit is not None and episodes > limit:
+            raise PlaybenchError(f"--episodes {episodes}: {self.id} has {limit} episodes with these parameters")
 
     def episodes(self, params: Params) -> int:
         """How many episodes this task runs by default with these parameters."""

@@ -103,6 +103,15 @@ def default_episodes(p: GraspParams) -> int:
     return total if p.indices.strip().lower() != "all" else min(total, DEFAULT_EPISODES)
 
 
+def check_data(p: GraspParams) -> None:
+    """``Task.check_inputs``: read and check every grid file of ``-T data=`` and refuse an empty selection.
+
+    The grids are cached, so the episodes then use this reading.
+    """
+    if p.data is not None and not _official_keys(p):
+        raise PlaybenchError(f"the GRASP filters select no instance in {p.data}")
+
+
 def make_instance(p: GraspParams, index: int, seed: int) -> Instance:
     """The instance of episode ``index`` (generated ones from ``seed``)."""
     if p.data is None:

@@ -6,13 +6,15 @@ The official data is never shipped with playbench: users point at it by path.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from playbench.core.errors import PlaybenchError
-from playbench.suites.grasp.grid import DISTRIBUTIONS, OBSTACLES, STARTS, Constraints, Grid
+from playbench.suites.grasp.grid import DISTRIBUTIONS, OBSTACLES, SIZE, STARTS, Constraints, Grid
+from playbench.suites.grasp.render import render_grid
 
 
 @dataclass(frozen=True)
@@ -43,45 +45,164 @@ def grid_file_name(start_region: str, distribution: str, obstacle: str) -> str:
 FILE_NAMES = tuple(grid_file_name(s, d, o) for s in STARTS for d in DISTRIBUTIONS for o in OBSTACLES)
 
 
+#: The keys of a grid line, in file order.
+GRID_KEYS = ("index", "energy", "energy_probability", "obstacle", "start_position", "grid", "start")
+_ROW_WIDTH = 3 + 4 * SIZE  # " 7|" then " X |" per cell
+_INNER = range(3, 8)  # rows and columns of the inner start region (spec §2.2)
+
+
+def _show(value: Any, limit: int = 40) -> str:
+    """A value quoted for an error message, on one line and cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _read_text(path: Path) -> str:
+    """A grid file's text; an unreadable, non-UTF-8 or empty file is a PlaybenchError naming it."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise PlaybenchError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise PlaybenchError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
+    if not text.strip():
+        raise PlaybenchError(f"{path}: empty file (no grid lines)")
+    return text
+
+
+def parse_grid_text(text: Any) -> Grid:
+    """The grid of an official ``grid`` text; anything but the exact §3 layout of an 11x11 grid is a ValueError."""
+    if not isinstance(text, str):
+        raise ValueError(f"'grid' is {_show(text)}, expected the grid text")
+    lines = text.split("\n")
+    if lines[-1] != "":
+        raise ValueError("'grid' does not end with a newline")
+    if len(lines) - 1 != 2 * SIZE + 2:
+        raise ValueError(f"'grid' has {len(lines) - 1} lines, expected {2 * SIZE + 2} (an {SIZE}x{SIZE} grid)")
+    cells = []
+    for r, line in enumerate(lines[2:-1:2]):  # the row lines sit between the header, separators and the end
+        if not line.startswith(f"{r:>2}|"):
+            raise ValueError(f"'grid' row {r} does not start with {f'{r:>2}|'!r}")
+        if len(line) != _ROW_WIDTH:
+            raise ValueError(f"'grid' row {r} is {len(line)} characters long, expected {_ROW_WIDTH} ({SIZE} cells)")
+        chars = line[4::4]
+        bad = next((ch for ch in chars if ch not in "EOA "), None)
+        if bad is not None:
+            raise ValueError(f"'grid' row {r} has the cell {bad!r}; cells are 'E', 'O', 'A' or a space")
+        cells.append(chars)
+    found = {ch: {(r, c) for r, row in enumerate(cells) for c, x in enumerate(row) if x == ch} for ch in "EOA"}
+    if len(found["A"]) != 1:
+        raise ValueError(f"'grid' has {len(found['A'])} start cells 'A', expected 1")
+    grid = Grid.build(found["E"], found["O"], next(iter(found["A"])))
+    expected = render_grid(grid)
+    if expected != text:  # anything the checks above let through (header, separators, cell borders)
+        k, (got, want) = next((k, p) for k, p in enumerate(zip(lines, expected.split("\n"), strict=True)) if p[0] != p[1])
+        raise ValueError(f"'grid' line {k + 1} is {_show(got, 60)}, expected {_show(want, 60)}")
+    return grid
+
+
+def _probability(distribution: str, value: Any) -> float:
+    """``energy_probability``: p in 0-1 (random, skewed), the cluster count 3-5, or -1 (spiral) (spec §2.1)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"'energy_probability' is {_show(value)}, expected a number")
+    if distribution == "spiral":
+        ok, expected = value == -1, "-1 for spiral grids"
+    elif distribution == "cluster":
+        ok, expected = value in (3, 4, 5), "the cluster count 3, 4 or 5"
+    else:
+        ok, expected = 0 <= value <= 1, "a probability 0-1"
+    if not ok:
+        raise ValueError(f"'energy_probability' is {_show(value)}, expected {expected}")
+    return float(value)
+
+
+def _choice(d: dict, key: str, allowed: tuple[str, ...]) -> str:
+    if d[key] not in allowed:
+        raise ValueError(f"{key!r} is {_show(d[key])}, expected one of {', '.join(allowed)}")
+    return d[key]
+
+
+def grid_record(file: str, line: str) -> GridRecord:
+    """One line of an official grid file; a missing key, a wrong type or value, or a malformed grid is a ValueError."""
+    try:
+        d = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(d, dict):
+        raise ValueError(f"expected a JSON object, found {type(d).__name__}")
+    missing = [k for k in GRID_KEYS if k not in d]
+    if missing:
+        raise ValueError(f"missing key {missing[0]!r}")
+    index = d["index"]
+    if type(index) is not int or index < 0:
+        raise ValueError(f"'index' is {_show(index)}, expected a grid number 0, 1, 2 ...")
+    distribution = _choice(d, "energy", DISTRIBUTIONS)
+    obstacle, region = _choice(d, "obstacle", OBSTACLES), _choice(d, "start_position", STARTS)
+    probability = _probability(distribution, d["energy_probability"])
+    grid = parse_grid_text(d["grid"])
+    start = d["start"]
+    if not isinstance(start, list) or start != list(grid.start):
+        raise ValueError(f"'start' is {_show(start)}, the grid's 'A' cell is {list(grid.start)}")
+    if obstacle == "free" and grid.obstacles:
+        raise ValueError("'obstacle' is 'free' but the grid has obstacle cells 'O'")
+    if (grid.start[0] in _INNER and grid.start[1] in _INNER) != (region == "inner"):
+        raise ValueError(f"'start_position' is {region!r} but the start {list(grid.start)} is "
+                         f"{'not ' if region == 'inner' else ''}in rows and columns 3-7")
+    return GridRecord(file, index, distribution, probability, obstacle, region, d["grid"], grid)
+
+
 def read_grid_file(path: Path) -> list[GridRecord]:
-    """Parse one official grid file; a malformed line is a PlaybenchError naming file and line."""
-    out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    """Parse one official grid file, strictly: any fault is a PlaybenchError ``file:line: what``.
+
+    With an official file name the records must also match the setting it names.
+    """
+    # the setting an official file name promises (none for other names)
+    setting = dict(zip(("start_position", "energy", "obstacle"), path.stem.split("_"), strict=True)) \
+        if path.name in FILE_NAMES else {}
+    out: list[GridRecord] = []
+    lines: dict[int, int] = {}  # grid index -> line
+    for number, line in enumerate(_read_text(path).splitlines(), 1):
         if not line.strip():
             continue
         try:
-            d = json.loads(line)
-            grid = Grid.from_text(d["grid"])
-            if list(grid.start) != list(d.get("start", grid.start)):
-                raise ValueError(f"start {d['start']} does not match the A cell {list(grid.start)}")
-            out.append(
-                GridRecord(
-                    path.name, int(d["index"]), str(d["energy"]), float(d["energy_probability"]), str(d["obstacle"]),
-                    str(d["start_position"]), d["grid"], grid,
-                )
-            )
-        except (ValueError, KeyError, TypeError) as exc:
-            raise PlaybenchError(f"{path}:{number}: not a GRASP grid line ({exc})") from None
+            rec = grid_record(path.name, line)
+            got = {"start_position": rec.start_region, "energy": rec.distribution, "obstacle": rec.obstacle}
+            wrong = next((k for k in setting if got[k] != setting[k]), None)
+            if wrong:
+                raise ValueError(f"{wrong!r} is {got[wrong]!r} in a file named {path.name}")
+            if rec.index in lines:
+                raise ValueError(f"grid index {rec.index} already on line {lines[rec.index]}")
+        except ValueError as exc:
+            raise PlaybenchError(f"{path}:{number}: {exc}") from None
+        lines[rec.index] = number
+        out.append(rec)
     return out
 
 
 @lru_cache(maxsize=8)
 def _load_dir(path: str, stamp: float) -> dict[tuple[str, int], GridRecord]:
     root = Path(path)
-    files = [root] if root.is_file() else sorted(root.glob("*.jsonl"))
+    single = root.is_file()
+    files = [root] if single else sorted(root.glob("*.jsonl"))
     grids: dict[tuple[str, int], GridRecord] = {}
     for f in files:
-        if f.name.split("_")[0] not in STARTS:
+        if not single and f.name.split("_")[0] not in STARTS:
             continue  # not a grid file (e.g. a results file in the same folder)
+        if f.name not in FILE_NAMES:  # episodes select grids by file name: another name would never be played
+            raise PlaybenchError(f"{f}: not an official GRASP grid file name "
+                                 "({inner|outer}_{distribution}_{block|free}.jsonl, e.g. inner_random_block.jsonl)")
         for rec in read_grid_file(f):
             grids[(rec.file, rec.index)] = rec
     if not grids:
-        raise PlaybenchError(f"no GRASP grid files (*_*_*.jsonl) found in {path}")
+        raise PlaybenchError(f"{path}: no GRASP grid files ({{inner|outer}}_{{distribution}}_{{block|free}}.jsonl)")
     return grids
 
 
 def load_grids(path: str | Path) -> dict[tuple[str, int], GridRecord]:
-    """All grids under a directory (or in one file), keyed by (file name, index). Cached per path."""
+    """All grids under a directory (or in one file), keyed by (file name, index), read strictly. Cached per path."""
     p = Path(path).expanduser()
     if not p.exists():
         raise PlaybenchError(f"GRASP grid path not found: {p}")

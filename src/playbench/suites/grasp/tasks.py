@@ -21,6 +21,19 @@ def _interactive_episodes(params: Any) -> int:
     return min(40, _episodes(params))
 
 
+def _limit(params: Any) -> int | None:
+    """With official data, the selected instances are all there is."""
+    from playbench.suites.grasp.instances import count
+
+    return count(params) if params.data is not None else None
+
+
+def _check_data(params: Any) -> None:
+    from playbench.suites.grasp.instances import check_data
+
+    check_data(params)
+
+
 def _one_step(params: Any, index: int):  # noqa: ANN202
     from playbench.suites.grasp.game import GraspGame
 
@@ -45,6 +58,8 @@ register_task(
         reference_agents=("random", "greedy", "optimal"),
         one_step=True,
         tags=("spatial", "planning", "one-step"),
+        check_inputs=_check_data,
+        episode_limit=_limit,
     )
 )
 register_task(
@@ -57,5 +72,7 @@ register_task(
         metrics=("score", "completion", "length", "energy_fixed", "energy_compat"),
         reference_agents=("random", "greedy", "optimal"),
         tags=("spatial", "planning", "interactive"),
+        check_inputs=_check_data,
+        episode_limit=_limit,
     )
 )

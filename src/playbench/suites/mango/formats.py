@@ -1,6 +1,13 @@
-"""The official MANGO file layout (one folder per game, six files) and its exact serialisation (spec §2)."""
+"""The official MANGO file layout (one folder per game, six files) and its exact serialisation (spec §2).
+
+The readers are strict: a file that cannot be read, is not UTF-8, is empty, is not valid JSON, or holds a record
+with a missing key, a wrong type or an out-of-range value is a PlaybenchError naming the file and the line.
+Checks that need several files at once are in ``datacheck.py``.
+"""
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -18,6 +25,11 @@ STEP_FIELDS = (
     "seen_in_reversed_answerable",
     "edge_min_step_answerable",
 )
+LABEL_FIELDS = ("min_step_forward", "min_step_total", "min_step_forward_answerable", "min_step_total_answerable")
+#: The files ``open_game`` requires (the skeleton files can be rebuilt from them).
+REQUIRED = ("walkthrough", "locations.json", "actions.json", "edges.json")
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\r\n]*")
 
 
 def json_line(obj: Any) -> str:
@@ -30,14 +42,192 @@ def json_file_text(obj: Any) -> str:
     return json.dumps(obj, indent=4)
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    """Every record of a JSON-lines file."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+# -- reading -------------------------------------------------------------------------------------------
+
+
+def fault(path: Path, line: int | None, what: str) -> PlaybenchError:
+    """The one-line user error for a bad data file: ``path:line: what``."""
+    return PlaybenchError(f"{path}:{line}: {what}" if line else f"{path}: {what}")
+
+
+def show(value: Any, limit: int = 40) -> str:
+    """A value quoted for an error message, on one line and cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def read_text(path: Path) -> str:
+    """A data file's text; a missing, unreadable, non-UTF-8 or empty file is a PlaybenchError."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise fault(path, None, "file not found") from None
+    except OSError as exc:
+        raise fault(path, None, f"cannot read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise fault(path, line, f"not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
+    if not text.strip():
+        raise fault(path, None, "empty file")
+    return text
+
+
+def _json_fault(path: Path, exc: json.JSONDecodeError, line_offset: int = 0) -> PlaybenchError:
+    return fault(path, exc.lineno + line_offset, f"invalid JSON: {exc.msg} (column {exc.colno})")
+
+
+def item_line(text: str, index: int) -> int:
+    """The line on which element ``index`` of a valid JSON array text starts (for error messages)."""
+    pos = _SPACE.match(text).end() + 1  # after the opening bracket
+    for _ in range(index):
+        _, pos = _DECODER.raw_decode(text, _SPACE.match(text, pos).end())
+        pos = _SPACE.match(text, pos).end() + 1  # after the comma
+    return text.count("\n", 0, _SPACE.match(text, pos).end()) + 1
+
+
+def read_json_array(path: Path, check: Callable[[Any], None], what: str) -> list:
+    """A ``.json`` file holding a non-empty array whose every element passes ``check`` (ValueError otherwise)."""
+    text = read_text(path)
+    try:
+        items = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _json_fault(path, exc) from None
+    if not isinstance(items, list):
+        raise fault(path, 1, f"expected a JSON array of {what}s, found {type(items).__name__}")
+    if not items:
+        raise fault(path, 1, f"no {what}s (empty array)")
+    for i, item in enumerate(items):
+        try:
+            check(item)
+        except ValueError as exc:
+            raise fault(path, item_line(text, i), f"{what} {i}: {exc}") from None
+    return items
+
+
+def read_jsonl(path: Path, check: Callable[[dict], None] | None = None) -> list[dict]:
+    """Every record of a JSON-lines file: each non-blank line must be a JSON object passing ``check``."""
+    out = []
+    for number, line in enumerate(read_text(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = as_object(json.loads(line))
+            if check is not None:
+                check(rec)
+        except json.JSONDecodeError as exc:
+            raise _json_fault(path, exc, number - 1) from None
+        except ValueError as exc:
+            raise fault(path, number, str(exc)) from None
+        out.append(rec)
+    return out
+
+
+# -- record checks (raise ValueError with what is wrong) -----------------------------------------------------
+
+
+def as_object(value: Any) -> dict:
+    """``value`` when it is a JSON object."""
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a JSON object, found {type(value).__name__}")
+    return value
+
+
+def as_string(value: Any, what: str = "value", lower: bool = False) -> str:
+    """A non-empty string (lower-case and trimmed when ``lower``: answers are compared that way)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{what} {show(value)} is not a non-empty string")
+    if lower and value != value.strip().lower():
+        raise ValueError(f"{what} {show(value)} is not lower-case and trimmed")
+    return value
+
+
+def as_step(value: Any, what: str) -> int:
+    """A step number: an integer from 0 to 9999 (9999 = never)."""
+    if type(value) is not int or not 0 <= value <= NEVER:
+        raise ValueError(f"{what} is {show(value)}, expected an integer 0-{NEVER}")
+    return value
+
+
+def need(rec: dict, key: str) -> Any:
+    """``rec[key]``, or a ValueError naming the missing key."""
+    if key not in rec:
+        raise ValueError(f"missing key {key!r}")
+    return rec[key]
+
+
+def check_step_fields(rec: dict) -> None:
+    """The six step fields of an edge (or a path step) and their invariants (spec §2.3)."""
+    fwd, rev, low, fwd_a, rev_a, low_a = (as_step(need(rec, k), repr(k)) for k in STEP_FIELDS)
+    if low != min(fwd, rev) or low_a != min(fwd_a, rev_a):
+        raise ValueError("'edge_min_step' or 'edge_min_step_answerable' is not the minimum of its two fields")
+    for seen, answerable in ((fwd, fwd_a), (rev, rev_a)):
+        if answerable < seen or (seen == NEVER) != (answerable == NEVER):
+            raise ValueError("an answerable step is before its step, or only one of the pair is 9999")
+    if low == NEVER:
+        raise ValueError("edge never seen (both 'seen_in_forward' and 'seen_in_reversed' are 9999)")
+
+
+def check_edge(rec: Any) -> None:
+    """One ``edges.json`` object."""
+    rec = as_object(rec)
+    for key in ("src_node", "dst_node"):
+        as_string(need(rec, key), repr(key), lower=True)
+    as_string(need(rec, "action"), "'action'")
+    check_step_fields(rec)
+
+
+def check_df_record(rec: dict) -> None:
+    """One ``all2all.jsonl`` record on its own (paths against the map: ``datacheck``)."""
+    for key in ("src_node", "dst_node"):
+        as_string(need(rec, key), repr(key), lower=True)
+    as_string(need(rec, "id"), "'id'")
+    as_step(need(rec, "diff_shortest"), "'diff_shortest'")
+    path = need(rec, "path_details")
+    if not isinstance(path, list) or not path:
+        raise ValueError(f"'path_details' is {show(path)}, expected a non-empty list of steps")
+    for i, step in enumerate(path):
+        try:
+            step = as_object(step)
+            for key in ("prev_node", "node"):
+                as_string(need(step, key), repr(key), lower=True)
+            as_string(need(step, "action"), "'action'")
+            check_step_fields(step)
+        except ValueError as exc:
+            raise ValueError(f"path step {i}: {exc}") from None
+    count = need(rec, "step_count")
+    if type(count) is not int or count != len(path):
+        raise ValueError(f"'step_count' is {show(count)}, the path has {len(path)} steps")
+    for key in LABEL_FIELDS:
+        as_step(need(rec, key), repr(key))
+
+
+def check_rf_record(rec: dict) -> None:
+    """One ``all_pairs.jsonl`` record on its own (counts against ``all2all``: ``datacheck``)."""
+    for key in ("src_node", "dst_node"):
+        as_string(need(rec, key), repr(key), lower=True)
+    as_string(need(rec, "id"), "'id'")
+    paths = need(rec, "num_paths")
+    if type(paths) is not int or paths < 0:
+        raise ValueError(f"'num_paths' is {show(paths)}, expected a count")
+    for key in LABEL_FIELDS:
+        as_step(need(rec, key), repr(key))
+
+
+def _names(lower: bool) -> Callable[[Any], None]:
+    def check(value: Any) -> None:
+        as_string(value, "name", lower)
+
+    return check
+
+
+# -- one game ------------------------------------------------------------------------------------------
 
 
 @dataclass
 class GameFiles:
-    """The six files of one game, read lazily from ``folder/<name>.<suffix>``."""
+    """The six files of one game, read lazily from ``folder/<name>.<suffix>`` and checked as they are read."""
 
     folder: Path
     name: str
@@ -48,33 +238,50 @@ class GameFiles:
 
     @cached_property
     def walkthrough_text(self) -> str:
-        """The raw walkthrough text."""
-        return self.path("walkthrough").read_text(encoding="utf-8")
+        """The raw walkthrough text (its blocks are checked by ``datacheck``)."""
+        return read_text(self.path("walkthrough"))
 
     @cached_property
     def locations(self) -> list[str]:
         """``locations.json`` in file order (the order is pasted into every prompt)."""
-        return json.loads(self.path("locations.json").read_text(encoding="utf-8"))
+        return read_json_array(self.path("locations.json"), _names(lower=True), "location")
 
     @cached_property
     def actions(self) -> list[str]:
         """``actions.json`` in file order."""
-        return json.loads(self.path("actions.json").read_text(encoding="utf-8"))
+        return read_json_array(self.path("actions.json"), _names(lower=False), "action")
 
     @cached_property
     def edges(self) -> list[dict]:
         """``edges.json`` in file order."""
-        return json.loads(self.path("edges.json").read_text(encoding="utf-8"))
+        return read_json_array(self.path("edges.json"), check_edge, "edge")
 
     @cached_property
     def all2all(self) -> list[dict]:
         """The DF skeletons, in file order."""
-        return read_jsonl(self.path("all2all.jsonl"))
+        return read_jsonl(self.path("all2all.jsonl"), check_df_record)
 
     @cached_property
     def all_pairs(self) -> list[dict]:
         """The RF skeletons, in file order."""
-        return read_jsonl(self.path("all_pairs.jsonl"))
+        return read_jsonl(self.path("all_pairs.jsonl"), check_rf_record)
+
+    def line_of(self, suffix: str, index: int) -> int:
+        """The line where record ``index`` of a ``.json`` or ``.jsonl`` file starts (for error messages)."""
+        text = read_text(self.path(suffix))
+        if suffix.endswith(".jsonl"):
+            numbers = [n for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+            return numbers[index]
+        return item_line(text, index)
+
+    def fault(self, suffix: str, index: int, what: str) -> PlaybenchError:
+        """The error for record ``index`` of one of the files."""
+        return fault(self.path(suffix), self.line_of(suffix, index), what)
+
+
+def _is_game(folder: Path) -> bool:
+    """Whether a folder holds any of the six files of a game named like the folder."""
+    return folder.is_dir() and any((folder / f"{folder.name}.{s}").is_file() for s in SUFFIXES)
 
 
 def open_game(folder: Path | str) -> GameFiles:
@@ -83,26 +290,38 @@ def open_game(folder: Path | str) -> GameFiles:
     name = folder.name
     if not folder.is_dir():
         raise PlaybenchError(f"{folder} is not a folder")
-    missing = [s for s in ("walkthrough", "locations.json", "actions.json", "edges.json") if not (folder / f"{name}.{s}").is_file()]
+    missing = [s for s in REQUIRED if not (folder / f"{name}.{s}").is_file()]
     if missing:
         raise PlaybenchError(f"{folder} is not a MANGO game folder (missing {name}.{missing[0]})")
     return GameFiles(folder, name)
 
 
 def open_data(root: Path | str, games: list[str] | None = None) -> list[GameFiles]:
-    """Every game folder of a data folder, sorted by name, optionally filtered to ``games``."""
+    """Every game folder of a data folder, sorted by name, optionally filtered to ``games``.
+
+    A sub-folder holding any ``X.<suffix>`` file is a game, so one with a missing file is an error rather than
+    silently left out.
+    """
     root = Path(root)
     if not root.is_dir():
-        raise PlaybenchError(f"MANGO data folder {root} does not exist")
-    found = {p.name: p for p in sorted(root.iterdir()) if p.is_dir() and (p / f"{p.name}.edges.json").is_file()}
+        raise PlaybenchError(f"{root}: not a folder (MANGO data is a folder of game folders)" if root.exists()
+                             else f"{root}: MANGO data folder not found")
+    found = {p.name: p for p in sorted(root.iterdir()) if _is_game(p)}
     if not found:
-        raise PlaybenchError(f"no MANGO game folders (X/X.edges.json) under {root}")
+        hint = " (this is one game's folder: give the folder that holds the game folders)" if _is_game(root) else ""
+        raise PlaybenchError(f"{root}: no MANGO game folders (X/X.edges.json ...){hint}")
     if games:
         unknown = [g for g in games if g not in found]
         if unknown:
             raise PlaybenchError(f"unknown MANGO game {unknown[0]!r} in {root}; have {', '.join(found)}")
         return [open_game(found[g]) for g in games]
     return [open_game(p) for p in found.values()]
+
+
+def game_names(games: str | None) -> list[str] | None:
+    """The ``games`` task parameter (comma-separated names) as a list; None means every game."""
+    names = [g.strip() for g in games.split(",") if g.strip()] if games else []
+    return names or None
 
 
 def write_game(folder: Path, name: str, files: dict[str, Any]) -> Path:

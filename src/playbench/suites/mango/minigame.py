@@ -14,7 +14,8 @@ import numpy as np
 
 from playbench.core.game import Game
 from playbench.core.params import ExistingPath, Params
-from playbench.suites.mango.formats import open_data
+from playbench.suites.mango.datacheck import check_game
+from playbench.suites.mango.formats import game_names, open_data
 from playbench.suites.mango.procedural import MazeParams, generate
 from playbench.suites.mango.walkthrough import TOKEN_BUDGET, Step, count_tokens, parse_walkthrough
 
@@ -61,8 +62,16 @@ def minigames(data: Any, max_step: int) -> list[dict]:
 
 @lru_cache(maxsize=4)
 def _data_minigames(path: str, games: str | None, max_step: int) -> tuple[tuple[Any, dict], ...]:
-    names = [g.strip() for g in games.split(",") if g.strip()] if games else None
-    return tuple((g, m) for g in open_data(path, names) for m in minigames(g, max_step))
+    found = open_data(path, game_names(games))
+    for game in found:
+        check_game(game, skeletons=False)  # minigames read the walkthrough and the map, not the skeletons
+    return tuple((g, m) for g in found for m in minigames(g, max_step))
+
+
+def check_data(params: MinigameParams) -> None:
+    """``Task.check_inputs`` of ``mango/minigame``: read and check the files of ``-T data=`` it uses."""
+    if params.data:
+        _data_minigames(params.data, params.games, params.max_step)
 
 
 def data_minigame_count(path: str, games: str | None, max_step: int) -> int:

@@ -2,10 +2,12 @@
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
+from playbench.core.errors import PlaybenchError
+from playbench.suites.mango.datacheck import check_game
 from playbench.suites.mango.evaluate import GameEvaluator, Mode, TaskKind
-from playbench.suites.mango.formats import GameFiles, open_data
+from playbench.suites.mango.formats import GameFiles, game_names, open_data
 from playbench.suites.mango.labels import difficulty
 from playbench.suites.mango.procedural import GameData, MazeParams, generate
 from playbench.suites.mango.prompts import KEYS, PromptStyle
@@ -60,9 +62,26 @@ def prepare(data: Game, cutoff: Literal["release", "paper"] = "release") -> Prep
 
 @lru_cache(maxsize=8)
 def data_games(path: str, games: str | None, cutoff: str) -> tuple[PreparedGame, ...]:
-    """Every (filtered) game of an official data folder, prepared."""
-    names = [g.strip() for g in games.split(",") if g.strip()] if games else None
-    return tuple(prepare(g, cutoff) for g in open_data(path, names))  # type: ignore[arg-type]
+    """Every (filtered) game of an official data folder, each file read and checked once, then prepared.
+
+    A bad file is a PlaybenchError naming it; the result is cached, so the check before a run (``check_data``)
+    and the episodes share one reading.
+    """
+    out = []
+    for game in open_data(path, game_names(games)):
+        check_game(game)
+        try:
+            out.append(prepare(game, cutoff))  # type: ignore[arg-type]
+        except ValueError as exc:  # the token-budget cut found no step header to stop at
+            raise PlaybenchError(f"{game.path('walkthrough')}: cannot cut the walkthrough at the token budget "
+                                 f"({exc})") from None
+    return tuple(out)
+
+
+def check_data(params: Any) -> None:
+    """``Task.check_inputs`` of ``mango/df`` and ``mango/rf``: read and check every file of ``-T data=``."""
+    if params.data:
+        data_games(params.data, params.games, params.cutoff)
 
 
 def data_question(path: str, games: str | None, cutoff: str, task: TaskKind, index: int) -> tuple[PreparedGame, dict]:

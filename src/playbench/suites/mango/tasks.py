@@ -1,5 +1,7 @@
 """Registers ``mango/df``, ``mango/rf`` and ``mango/minigame`` (heavy work happens only in ``make_game``)."""
 
+from typing import Any
+
 from playbench.core.registry import register_group, register_task
 from playbench.core.task import Task
 from playbench.suites.mango.game import DEFAULT_PROCEDURAL_EPISODES, MangoParams
@@ -17,6 +19,18 @@ def _episodes(task: str):  # noqa: ANN202 - returns a callable(params) -> int
     return count
 
 
+def _check_data(params: MangoParams) -> None:
+    from playbench.suites.mango.sources import check_data
+
+    check_data(params)
+
+
+def _check_minigame_data(params: MinigameParams) -> None:
+    from playbench.suites.mango.minigame import check_data
+
+    check_data(params)
+
+
 def _make(task: str):  # noqa: ANN202 - returns make_game
     def make(params: MangoParams, index: int):  # noqa: ANN202
         from playbench.suites.mango.game import MangoGame
@@ -24,6 +38,11 @@ def _make(task: str):  # noqa: ANN202 - returns make_game
         return MangoGame(task, params, index)  # type: ignore[arg-type]
 
     return make
+
+
+def _data_limit(count: Any) -> Any:
+    """With official data the question count is all there is; procedural mazes have no limit."""
+    return lambda params: count(params) if params.data else None
 
 
 def _minigame_episodes(params: MinigameParams) -> int:
@@ -57,6 +76,8 @@ for _task, _what in _QUESTIONS.items():
             reference_agents=("random", "oracle"),
             one_step=True,
             aliases=(f"mango-{_task}",),
+            check_inputs=_check_data,
+            episode_limit=_data_limit(_episodes(_task)),
         )
     )
 register_task(
@@ -68,6 +89,8 @@ register_task(
         params_model=MinigameParams,
         reference_agents=("random", "oracle"),
         one_step=True,
+        check_inputs=_check_minigame_data,
+        episode_limit=_data_limit(_minigame_episodes),
     )
 )
 register_group("mango/benchmark", "MANGO: destination finding and route finding", ["mango/df", "mango/rf"])

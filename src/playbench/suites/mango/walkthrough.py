@@ -9,6 +9,7 @@ SEPARATOR = "=" * 11
 TOKEN_BUDGET = 3600
 MAX_STEPS = 70
 _STEP = re.compile(r"==>STEP NUM: (\d+)\n==>ACT: (.*)\n==>OBSERVATION: ", re.MULTILINE)
+_HEAD = re.compile(r"^==>STEP NUM:", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,31 @@ def parse_walkthrough(text: str) -> list[Step]:
             body = body[: -len(SEPARATOR)]
         steps.append(Step(int(m.group(1)), m.group(2).strip(), body.strip("\n")))
     return steps
+
+
+def walkthrough_problem(text: str) -> tuple[int, str] | None:
+    """The first fault of a walkthrough text as (line, what is wrong), or None when it is well formed.
+
+    Every ``==>STEP NUM:`` line must open a whole block (number, ``==>ACT:``, ``==>OBSERVATION:``) and the step
+    numbers must run 0, 1, 2 ... (spec §2.1): otherwise ``parse_walkthrough`` would skip blocks silently.
+    """
+    blocks = {m.start(): int(m.group(1)) for m in _STEP.finditer(text)}
+    heads = [m.start() for m in _HEAD.finditer(text)]
+    stray = sorted(set(blocks) - set(heads))  # a block header in the middle of a line
+    if stray:
+        return _line(text, stray[0]), "step header in the middle of a line"
+    for expected, pos in enumerate(heads):
+        if pos not in blocks:
+            return _line(text, pos), "malformed step block (expected '==>STEP NUM: n', '==>ACT: ...', '==>OBSERVATION: ...')"
+        if blocks[pos] != expected:
+            return _line(text, pos), f"step {blocks[pos]} where step {expected} was expected (steps run 0, 1, 2 ...)"
+    if not heads:
+        return 1, "no step blocks ('==>STEP NUM: 0' ...)"
+    return None
+
+
+def _line(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
 
 
 def render_walkthrough(steps: list[Step]) -> str:

@@ -39,6 +39,13 @@ def _minecraft(params: Any, index: int, biome: str) -> Game:
     return MinecraftGame(params, biome)
 
 
+def _check_messenger_text(params: MessengerParams) -> None:
+    """Read and check ``-T messenger_text=`` before a run exists."""
+    from playbench.suites.smartplay.messenger.manual import make_source
+
+    make_source(params.messenger_text)
+
+
 _MESSENGER_TEXT = {
     1: "stage 1: the message is one step away, entities never move; 4 steps",
     2: "stage 2: new dynamics (chasing, fleeing, immovable entities); 64 steps",
@@ -52,6 +59,7 @@ for _level, _what in _MESSENGER_TEXT.items():
         default_episodes=_trials(100), params_model=MessengerParams,
         aliases=(f"MessengerL{_level}-v0", f"MessengerL{_level}"),
         reference_agents=("random", "oracle"),
+        check_inputs=_check_messenger_text,
     ))
 
 for _biome, (_num, _word) in FIND_TASKS.items():

@@ -54,7 +54,10 @@ class Level:
 
 
 def parse_level(rows: list[str], source: str = "official", level_id: str = "") -> Level:
-    """A Level from its text rows (short rows are padded with floor)."""
+    """A Level from its text rows, leniently (short rows are padded with floor, the last '@' wins).
+
+    Official files are read by ``parse_file``, which checks every row and the level first.
+    """
     walls, goals, boxes, player = set(), set(), set(), None
     width = max(len(r) for r in rows)
     for r, row in enumerate(rows):
@@ -74,30 +77,103 @@ def parse_level(rows: list[str], source: str = "official", level_id: str = "") -
     return Level(frozenset(walls), frozenset(goals), frozenset(boxes), player, len(rows), width, source, level_id)
 
 
-def parse_file(text: str, name: str) -> list[Level]:
-    """Every level of one official file (``; N`` header, rows, blank line)."""
-    levels: list[Level] = []
-    header, rows = None, []
+class _LineError(ValueError):
+    """What is wrong, and on which line of the file."""
 
-    def flush() -> None:
-        if header is not None and rows:
-            levels.append(parse_level(rows, "official", f"{name};{header}"))
+    def __init__(self, line: int, what: str) -> None:
+        super().__init__(what)
+        self.line = line
 
-    for line in text.splitlines():
+
+@dataclass
+class _Block:
+    """The lines of one level in a file: its ``; N`` header and its rows, with their line numbers."""
+
+    line: int
+    header: str
+    rows: list[tuple[int, str]]
+
+
+def _blocks(text: str) -> list[_Block]:
+    """Split a level file into levels: a ``;`` line opens one, a blank line closes it (``_LineError`` otherwise)."""
+    blocks: list[_Block] = []
+    current: _Block | None = None
+    for number, line in enumerate(text.splitlines(), 1):
         if line.startswith(";"):
-            flush()
-            header, rows = line[1:].strip(), []
-        elif line.strip():
-            rows.append(line)
+            current = _Block(number, line[1:].strip(), [])
+            blocks.append(current)
+        elif not line.strip():
+            current = None
+        elif current is None:
+            raise _LineError(number, "a level row without a '; N' header before it")
         else:
-            flush()
-            header, rows = None, []
-    flush()
+            current.rows.append((number, line))
+    return blocks
+
+
+def _official_level(block: _Block, name: str) -> Level:
+    """One level of an official file, checked: ``; N`` header, ten rows of ten known characters, a valid level."""
+    if not (block.header.isascii() and block.header.isdigit()):
+        raise _LineError(block.line, f"level header {block.header!r} is not '; N' with a level number")
+    what = f"level {block.header}"
+    if len(block.rows) != SIZE:
+        raise _LineError(block.line, f"{what} has {len(block.rows)} rows, expected {SIZE}")
+    for number, row in block.rows:
+        if len(row) != SIZE:
+            raise _LineError(number, f"{what}: row of {len(row)} characters, expected {SIZE}")
+        bad = next((ch for ch in row if ch not in (WALL, FLOOR, BOX, GOAL, PLAYER)), None)
+        if bad is not None:
+            raise _LineError(number, f"{what}: unexpected character {bad!r} (expected '#', ' ', '$', '.' or '@')")
+    players = sum(row.count(PLAYER) for _, row in block.rows)
+    if players != 1:
+        raise _LineError(block.line, f"{what} has {players} players '@', expected 1")
+    level = parse_level([row for _, row in block.rows], "official", f"{name};{block.header}")
+    faults = problems(level)
+    if faults:
+        raise _LineError(block.line, f"{what}: {'; '.join(faults)}")
+    return level
+
+
+def parse_file(text: str, name: str, where: str | None = None) -> list[Level]:
+    """Every level of one official file (``; N`` header, ten rows, blank line), strictly.
+
+    Any fault (a row outside a level, a bad header or row, a repeated number, an invalid level, no level at all)
+    is a PlaybenchError ``where:line: what``; ``where`` defaults to ``name``, the file's name in level ids.
+    """
+    where = where or name
+    levels: list[Level] = []
+    seen: dict[str, int] = {}  # level number -> header line
+    try:
+        for block in _blocks(text):
+            if block.header in seen:
+                raise _LineError(block.line, f"level {block.header} already on line {seen[block.header]}")
+            seen[block.header] = block.line
+            levels.append(_official_level(block, name))
+    except _LineError as exc:
+        raise PlaybenchError(f"{where}:{exc.line}: {exc}") from None
+    if not levels:
+        raise PlaybenchError(f"{where}: no Boxoban levels ('; N' then {SIZE} rows)")
     return levels
 
 
+def _read_text(path: Path) -> str:
+    """A level file's text; an unreadable or non-UTF-8 file is a PlaybenchError naming it."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise PlaybenchError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise PlaybenchError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
+
+
 def read_levels(path: str | Path) -> list[Level]:
-    """All levels of a level file or of every ``*.txt`` file under a folder (sorted by relative path)."""
+    """All levels of a level file or of every ``*.txt`` file under a folder (sorted by relative path), strictly.
+
+    Every file must hold only valid levels (``parse_file``); a folder without level files is an error too.
+    """
     root = Path(path).expanduser()
     if root.is_file():
         files = [root]
@@ -105,13 +181,13 @@ def read_levels(path: str | Path) -> list[Level]:
     elif root.is_dir():
         files = sorted(p for p in root.rglob("*.txt") if p.name.upper() != "LICENSE.TXT")
         base = root
+        if not files:
+            raise PlaybenchError(f"{root}: no Boxoban level files (*.txt)")
     else:
-        raise PlaybenchError(f"Boxoban levels path not found: {root}")
+        raise PlaybenchError(f"{root}: Boxoban levels path not found")
     levels: list[Level] = []
     for file in files:
-        levels.extend(parse_file(file.read_text(encoding="utf-8"), file.relative_to(base).as_posix()))
-    if not levels:
-        raise PlaybenchError(f"no Boxoban levels found under {root}")
+        levels.extend(parse_file(_read_text(file), file.relative_to(base).as_posix(), str(file)))
     return levels
 
 

@@ -1,6 +1,7 @@
 """Where a Boxoban episode's level comes from: playbench's generator (default) or official level files."""
 
 from functools import lru_cache
+from typing import Any
 
 from playbench.core.seeding import derive_seed
 from playbench.suites.balrog.nle.boxoban.generator import generate
@@ -16,8 +17,14 @@ def generated(seed: int, preset: str) -> tuple[Level, tuple[str, ...]]:
 
 @lru_cache(maxsize=8)
 def official(path: str) -> tuple[Level, ...]:
-    """Every level under a user-given path (cached in-process)."""
+    """Every level under a user-given path, read and checked once (cached in-process)."""
     return tuple(read_levels(path))
+
+
+def check_levels(params: Any) -> None:
+    """``Task.check_inputs`` of the Boxoban tasks: read and check every level file of ``-T levels=``."""
+    if params.levels is not None:
+        official(params.levels)
 
 
 def pick(episode_seed: int, preset: str, levels_path: str | None) -> tuple[Level, tuple[str, ...] | None]:
