@@ -105,7 +105,7 @@ def test_server_down_gives_infra_errors_then_resume_completes(tmp_path: Path) ->
         assert healthy.stats.answers == 3 * 5
     assert again.returncode == 0, again.stderr
     report = report_of(run)["tasks"]["smartplay/bandit-highlow"]
-    assert report["status"] == {"ok": 3, "agent-error": 0, "infra-error": 0}
+    assert report["status"]["ok"] == 3 and sum(report["status"].values()) == 3
     assert report["steps"] == 15
 
 

@@ -103,10 +103,14 @@ def test_mock_is_deterministic_and_scripted(tmp_path: Path) -> None:
 
 def test_cache_key_and_roundtrip(tmp_path: Path) -> None:
     cfg = GenerateConfig(temperature=0.0)
-    k1 = cache_key("openai/m", MSGS, cfg)
-    assert k1 == cache_key("openai/m", list(MSGS), GenerateConfig(temperature=0.0))
-    assert k1 != cache_key("openai/m", MSGS, GenerateConfig(temperature=1.0))
-    assert k1 != cache_key("openai/n", MSGS, cfg)
+    def key(model: str, messages: list[Message], config: GenerateConfig) -> str:
+        return cache_key(model=model, api="openai", base_url="http://h/v1", messages=messages, config=config,
+                         episode=None)
+
+    k1 = key("openai/m", MSGS, cfg)
+    assert k1 == key("openai/m", list(MSGS), GenerateConfig(temperature=0.0))
+    assert k1 != key("openai/m", MSGS, GenerateConfig(temperature=1.0))
+    assert k1 != key("openai/n", MSGS, cfg)
     model = create_model("mock/m", {}, ModelSettings(cache=tmp_path))
     first = asyncio.run(model.generate(MSGS))
     second = asyncio.run(model.generate(MSGS))

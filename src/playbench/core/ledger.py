@@ -8,6 +8,7 @@ requests whose episode later fails.
 
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -16,14 +17,15 @@ class EpisodeLedger:
 
     task: str
     index: int
+    seed: int | None = None  # the episode's game seed: another seed is another sample
     calls: int = 0  # generate() calls made so far
     usage: dict[str, int] = field(default_factory=dict)
 
-    def next_call(self) -> int:
-        """The position of a new call in this episode (0, 1, 2, ...)."""
+    def next_call(self) -> dict[str, Any]:
+        """Where a new call stands: the episode's identity and the call's position in it (0, 1, 2, ...)."""
         position = self.calls
         self.calls += 1
-        return position
+        return {"task": self.task, "index": self.index, "seed": self.seed, "call": position}
 
     def add(self, counts: dict[str, int]) -> None:
         """Add counts (tokens, requests, cost) to the episode's usage."""

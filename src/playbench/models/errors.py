@@ -1,10 +1,15 @@
-"""Failure kinds of a model call: retryable faults, context overflow and fatal errors."""
+"""Failure kinds of a model call: retryable faults, context overflow, fatal errors and run stoppers."""
 
-from playbench.core.errors import InfraError
+from playbench.core.errors import InfraError, StopRun
 
 
 class RetryableError(Exception):
-    """A fault worth another attempt: 429, 5xx, timeout, dropped connection, malformed body."""
+    """A fault worth another attempt: 429, 5xx, timeout, dropped connection, malformed body.
+
+    ``kind`` names the fault in the model's counters; ``"connect"`` marks a request that never reached
+    the server (refused, DNS failure, reset before any answer), which the Model also counts towards
+    :class:`ServerUnreachable`.
+    """
 
     def __init__(self, kind: str, detail: str, retry_after: float | None = None) -> None:
         super().__init__(f"{kind}: {detail}")
@@ -17,4 +22,12 @@ class ContextOverflowError(InfraError):
 
 
 class FatalModelError(InfraError):
-    """A failure that another attempt cannot fix (bad key, unknown model, bad request)."""
+    """A failure that another attempt cannot fix (unknown model, bad request)."""
+
+
+class AuthError(StopRun):
+    """The server refused the credentials (HTTP 401 or 403): every further request would be refused too."""
+
+
+class ServerUnreachable(StopRun):
+    """Many requests in a row could not even connect to the server: it is down or the URL is wrong."""

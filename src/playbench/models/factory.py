@@ -3,16 +3,17 @@
 import os
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.params import build_params
 from playbench.models.model import Model, ModelSettings
 from playbench.models.providers.anthropic import AnthropicProvider
-from playbench.models.providers.base import Provider
+from playbench.models.providers.base import Provider, split_credentials
 from playbench.models.providers.google import GoogleProvider
 from playbench.models.providers.mock import MockProvider
 from playbench.models.providers.openai import OpenAIProvider
-from playbench.models.redact import register_secret
+from playbench.models.redact import redact, register_secret
 from playbench.models.types import GenerateConfig
 
 #: provider -> (default base URL, URL environment variable, key environment variables, fallback key)
@@ -47,17 +48,42 @@ def create_model(name: str, params: Mapping[str, Any] | None = None, settings: M
         raise PlaybenchError("-M script, invalid_rate and latency are settings of the mock provider only")
     if settings.max_connections < 1 or settings.max_retries < 0 or settings.timeout <= 0:
         raise PlaybenchError("--max-connections must be >= 1, --max-retries >= 0 and --timeout > 0")
-    default_url, url_var, key_vars, fallback_key = PROVIDERS[provider_name]
+    if settings.max_connect_failures < 1:
+        raise PlaybenchError("--max-connect-failures must be >= 1")
     provider: Provider
     if provider_name == "mock":
         provider = MockProvider(model, config)
     else:
-        url = settings.base_url or (os.environ.get(url_var) if url_var else None) or default_url
-        key = next((os.environ[v] for v in key_vars if os.environ.get(v)), None)
-        register_secret(key)
-        if key is None and settings.base_url is None and fallback_key is None:
-            raise PlaybenchError(f"{name} needs an API key in ${' or $'.join(key_vars)} (or --base-url for a local server)")
-        key = key or fallback_key
-        cls = {"anthropic": AnthropicProvider, "google": GoogleProvider}.get(provider_name, OpenAIProvider)
-        provider = cls(model, url, key)
+        provider = _http_provider(name, provider_name, model, settings)
     return Model(name, provider, config, settings)
+
+
+def _http_provider(name: str, provider_name: str, model: str, settings: ModelSettings) -> Provider:
+    """The provider of an HTTP model: URL checked, key from the environment."""
+    default_url, url_var, key_vars, fallback_key = PROVIDERS[provider_name]
+    url = settings.base_url or (os.environ.get(url_var) if url_var else None) or default_url
+    check_base_url(url)
+    key_var = next((v for v in key_vars if os.environ.get(v)), None)
+    key = os.environ[key_var] if key_var else None
+    register_secret(key)
+    if key is None and settings.base_url is None and fallback_key is None:
+        raise PlaybenchError(f"{name} needs an API key in ${' or $'.join(key_vars)} (or --base-url for a local server)")
+    source = f"${key_var or key_vars[0]}"
+    if key is None and fallback_key is not None:
+        if split_credentials(url)[1] is None:  # a placeholder key, not needed when the URL carries credentials
+            key = fallback_key
+        source = f"the placeholder key {fallback_key!r} (set ${key_vars[0]})"
+    cls = {"anthropic": AnthropicProvider, "google": GoogleProvider}.get(provider_name, OpenAIProvider)
+    return cls(model, url, key, key_source=source)
+
+
+def check_base_url(url: str) -> None:
+    """Refuse a base URL that is not ``http(s)://host…`` (shown without its credentials)."""
+    try:
+        parts = urlsplit(url)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018  (raises ValueError for a port that is not a number)
+    except ValueError:
+        valid = False
+    if not valid:
+        raise PlaybenchError(f"the model's base URL must look like http(s)://host[:port]/path, got {redact(url)!r}")

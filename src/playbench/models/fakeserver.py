@@ -1,21 +1,35 @@
 """A loopback HTTP server speaking the OpenAI, Anthropic and Gemini wire formats, with injected faults.
 
 Used by the test suite and ``benchmarks/throughput.py``: real sockets, deterministic answers
-(:mod:`playbench.models.mockbrain`), optional latency, and faults drawn from a seeded generator:
-``429`` (with ``Retry-After``), ``500``, ``malformed`` JSON, ``empty`` body, ``drop`` (connection
-closed without an answer) and ``slow`` (answer later than the client's timeout). Every request,
-fault and delivered answer is counted, so tests can check exact accounting.
+(:mod:`playbench.models.mockbrain`), optional latency, and faults drawn from a seeded generator (or
+given in order with ``sequence``):
+
+* no answer: ``drop`` (connection closed after the request), ``reset`` (connection reset), ``slow``
+  (answer later than the client's timeout);
+* error answers: ``429`` (with ``Retry-After``), ``500``, ``401`` and ``403`` (echoing the credentials
+  received), ``malformed`` (truncated JSON), ``empty`` body, ``shape`` (valid JSON of a wrong shape:
+  one of :data:`WRONG_SHAPES` in turn, or of ``shapes``);
+* well-formed answers with hostile content: ``surrogate`` (an escaped lone surrogate), ``invalid-utf8``
+  (raw bytes that are not UTF-8), ``echo-key`` (the credentials received, in the text and the
+  reasoning), ``odd`` (NUL, ANSI escapes, rich markup), ``huge`` (10 MB of text).
+
+Every request, fault and delivered answer is counted, so tests can check exact accounting (hostile
+well-formed answers count both as a fault and as an answer).
 
 Run standalone: ``python -m playbench.models.fakeserver --port 0 --latency 0.2`` prints ``PORT <n>``.
 """
 
 import argparse
 import asyncio
+import copy
 import json
 import random
 import re
+import socket
+import struct
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +37,16 @@ import orjson
 
 from playbench.models.mockbrain import NO_ACTION, answer, approx_tokens
 
-FAULTS = ("429", "500", "malformed", "empty", "drop", "slow")
+# New faults go at the end: the seeded draws of the existing ones stay the same.
+FAULTS = ("429", "500", "malformed", "empty", "drop", "slow", "401", "403", "reset", "shape", "surrogate",
+          "invalid-utf8", "echo-key", "odd", "huge")
+#: faults whose answer is still well-formed for the client
+CONTENT_FAULTS = ("surrogate", "invalid-utf8", "echo-key", "odd", "huge")
+ODD_TEXT = "\x00 \x1b[31mred\x1b[0m [/] [bold]x[/bold] \u202e \r\n\t"
+HUGE_CHARS = 10_000_000
+_BAD_UTF8 = b"\xff\xfe\xc3("  # a stray continuation, an invalid start byte and a truncated sequence
+_BAD_UTF8_MARK = "<<not-utf8>>"
+
 _GEMINI = re.compile(r"^/v1beta/models/([^/:]+):generateContent")
 
 
@@ -37,6 +60,7 @@ class ServerStats:
     faults: Counter = field(default_factory=Counter)
     formats: Counter = field(default_factory=Counter)
     auth: Counter = field(default_factory=Counter)  # credentials seen (the value itself, for key tests)
+    shapes: Counter = field(default_factory=Counter)  # wrong shapes sent, by name (all counted as "shape" faults)
 
 
 class FakeServer:
@@ -44,12 +68,15 @@ class FakeServer:
 
     def __init__(self, latency: float = 0.0, faults: dict[str, float] | None = None, unusable_rate: float = 0.0,
                  seed: int = 0, retry_after: str = "0", slow_seconds: float = 5.0, down: bool = False,
-                 port: int = 0, reject_auth: bool = False, fast_loop: bool = False) -> None:
+                 port: int = 0, reject_auth: bool = False, fast_loop: bool = False,
+                 sequence: list[str | None] | None = None, shapes: list[str] | None = None) -> None:
         self.latency = latency
         self.faults = dict(faults or {})
-        unknown = set(self.faults) - set(FAULTS)
+        self.sequence = list(sequence or [])  # faults of the first requests, in order (None: a normal answer)
+        unknown = (set(self.faults) | set(self.sequence)) - set(FAULTS) - {None}
         if unknown:
             raise ValueError(f"unknown faults {unknown}")
+        self.shapes = shapes  # names of WRONG_SHAPES the "shape" fault cycles through (None: all)
         self.unusable_rate = unusable_rate
         self.retry_after = retry_after
         self.slow_seconds = slow_seconds
@@ -57,6 +84,7 @@ class FakeServer:
         self.reject_auth = reject_auth  # every request is answered 401, echoing the credentials it got
         self.rng = random.Random(seed)
         self.stats = ServerStats()
+        self._shape_turn = 0
         self.port = port
         self.fast_loop = fast_loop
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -151,7 +179,7 @@ class FakeServer:
     async def _send(writer: asyncio.StreamWriter, status: int, payload: bytes, extra: dict[str, str] | None = None
                     ) -> None:
         reason = {200: "OK", 429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable",
-                  404: "Not Found", 401: "Unauthorized"}.get(status, "Status")
+                  404: "Not Found", 401: "Unauthorized", 403: "Forbidden"}.get(status, "Status")
         head = [f"HTTP/1.1 {status} {reason}", "Content-Type: application/json",
                 f"Content-Length: {len(payload)}", "Connection: keep-alive"]
         head += [f"{k}: {v}" for k, v in (extra or {}).items()]
@@ -167,8 +195,7 @@ class FakeServer:
                 stats.auth[headers[name]] += 1
         if self.reject_auth:
             stats.faults["auth"] += 1
-            echo = json.dumps({"error": f"invalid key {headers.get('authorization', '')}"}).encode()
-            await self._send(writer, 401, echo)
+            await self._refuse(writer, 401, headers)
             return True
         if self.down:
             stats.faults["down"] += 1
@@ -177,22 +204,46 @@ class FakeServer:
         fault = self._draw_fault()
         if self.latency:
             await asyncio.sleep(self.latency)
-        if fault is not None:
+        if fault is not None and fault not in CONTENT_FAULTS:
             stats.faults[fault] += 1
-            if fault == "429":
-                await self._send(writer, 429, b'{"error": {"type": "rate_limit"}}', {"Retry-After": self.retry_after})
-            elif fault == "500":
-                await self._send(writer, 500, b'{"error": "boom"}')
-            elif fault == "malformed":
-                await self._send(writer, 200, b'{"choices": [ {"message": ')
-            elif fault == "empty":
-                await self._send(writer, 200, b"")
-            elif fault == "drop":
+            if fault == "drop":
                 return False
-            elif fault == "slow":
+            if fault == "reset":
+                _reset(writer)
+                return False
+            if fault == "slow":
                 await asyncio.sleep(self.slow_seconds)
                 return False
+            if fault == "shape":
+                return await self._answer(writer, path, body, None, wrong_shape=True)
+            await self._send_fault(writer, fault, headers)
             return True
+        if fault is not None:
+            stats.faults[fault] += 1
+        return await self._answer(writer, path, body, fault, headers=headers)
+
+    async def _send_fault(self, writer: asyncio.StreamWriter, fault: str, headers: dict[str, str]) -> None:
+        if fault == "429":
+            await self._send(writer, 429, b'{"error": {"type": "rate_limit"}}', {"Retry-After": self.retry_after})
+        elif fault == "500":
+            await self._send(writer, 500, b'{"error": "boom"}')
+        elif fault == "malformed":
+            await self._send(writer, 200, b'{"choices": [ {"message": ')
+        elif fault == "empty":
+            await self._send(writer, 200, b"")
+        elif fault in ("401", "403"):
+            await self._refuse(writer, int(fault), headers)
+
+    async def _refuse(self, writer: asyncio.StreamWriter, status: int, headers: dict[str, str]) -> None:
+        """An authentication error that echoes the credentials it got (as careless servers do)."""
+        echo = json.dumps({"error": f"invalid key {headers.get('authorization', '')}"
+                                    f"{headers.get('x-api-key', '')}{headers.get('x-goog-api-key', '')}"})
+        await self._send(writer, status, echo.encode())
+
+    async def _answer(self, writer: asyncio.StreamWriter, path: str, body: bytes, content_fault: str | None,
+                      headers: dict[str, str] | None = None, wrong_shape: bool = False) -> bool:
+        """A normal answer to the request, its content spoiled by ``content_fault`` or its shape broken."""
+        stats = self.stats
         try:
             request = orjson.loads(body)  # fast path; json.loads decides whatever orjson refuses
         except ValueError:
@@ -206,16 +257,36 @@ class FakeServer:
             await self._send(writer, 404, b'{"error": "unknown path"}')
             return True
         stats.formats[fmt] += 1
-        if self.unusable_rate and self.rng.random() < self.unusable_rate:
+        if not wrong_shape and self.unusable_rate and self.rng.random() < self.unusable_rate:
             text = NO_ACTION
             stats.unusable += 1
         else:
             text = answer(model, contents)
+        reasoning = None
+        if content_fault is not None:
+            text, reasoning = _spoil(text, content_fault, headers or {})
+        reply = reply_body(fmt, model, text, contents, reasoning)
+        if wrong_shape:
+            await self._send(writer, 200, self._wrong_shape(fmt, reply))
+            return True
         stats.answers += 1
-        await self._send(writer, 200, orjson.dumps(_reply(fmt, model, text, contents)))
+        payload = _dumps(reply)
+        if content_fault == "invalid-utf8":
+            payload = payload.replace(_BAD_UTF8_MARK.encode(), _BAD_UTF8)
+        await self._send(writer, 200, payload)
         return True
 
+    def _wrong_shape(self, fmt: str, reply: dict[str, Any]) -> bytes:
+        names = self.shapes or list(WRONG_SHAPES[fmt])
+        name = names[self._shape_turn % len(names)]
+        self._shape_turn += 1
+        self.stats.shapes[name] += 1
+        broken = WRONG_SHAPES[fmt][name](copy.deepcopy(reply))
+        return broken if isinstance(broken, bytes) else _dumps(broken)
+
     def _draw_fault(self) -> str | None:
+        if self.sequence:
+            return self.sequence.pop(0)
         roll = self.rng.random()
         for name in FAULTS:
             rate = self.faults.get(name, 0.0)
@@ -223,6 +294,38 @@ class FakeServer:
                 return name
             roll -= rate
         return None
+
+
+def _reset(writer: asyncio.StreamWriter) -> None:
+    """Close the connection with a TCP reset (RST) instead of an orderly close."""
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
+def _dumps(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except TypeError:  # lone surrogates: the standard encoder writes them as \uXXXX escapes
+        return json.dumps(value).encode()
+
+
+def _spoil(text: str, fault: str, headers: dict[str, str]) -> tuple[str, str | None]:
+    """(text, reasoning) of a well-formed answer with hostile content."""
+    if fault == "surrogate":
+        return f"{text} \ud800 lone \udfff", "thinking \udc00"
+    if fault == "invalid-utf8":
+        return f"{text} {_BAD_UTF8_MARK}", None
+    if fault == "echo-key":
+        keys = [v.split(" ", 1)[-1] for k, v in headers.items() if k in ("authorization", "x-api-key", "x-goog-api-key")]
+        echo = " ".join(keys)
+        return f"{text} (you sent {echo})", f"the key is {echo}"
+    if fault == "odd":
+        return f"{text} {ODD_TEXT}", ODD_TEXT
+    if fault == "huge":
+        return f"{text} " + "x" * HUGE_CHARS, None
+    return text, None
 
 
 def _text_of(content: Any) -> str:
@@ -255,20 +358,100 @@ def _parse_request(path: str, request: dict[str, Any]) -> tuple[str | None, str,
     return None, "", []
 
 
-def _reply(fmt: str, model: str, text: str, contents: list[tuple[str, str]]) -> dict[str, Any]:
+def reply_body(fmt: str, model: str, text: str, contents: list[tuple[str, str]], reasoning: str | None = None
+               ) -> dict[str, Any]:
+    """The well-formed answer body of format ``fmt`` (``openai``, ``anthropic``, ``gemini``)."""
     prompt = sum(approx_tokens(c) for _, c in contents)
     out = approx_tokens(text)
     if fmt == "openai":
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if reasoning is not None:
+            message["reasoning_content"] = reasoning
         return {"id": "chatcmpl-fake", "object": "chat.completion", "model": model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out}}
     if fmt == "anthropic":
+        blocks = [{"type": "thinking", "thinking": reasoning}] if reasoning is not None else []
         return {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-                "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+                "content": [*blocks, {"type": "text", "text": text}], "stop_reason": "end_turn",
                 "usage": {"input_tokens": prompt, "output_tokens": out}}
-    return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}],
+    parts: list[dict[str, Any]] = [{"text": reasoning, "thought": True}] if reasoning is not None else []
+    return {"candidates": [{"content": {"role": "model", "parts": [*parts, {"text": text}]}, "finishReason": "STOP"}],
             "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": out,
                               "totalTokenCount": prompt + out}}
+
+
+def _set(path: tuple[Any, ...], value: Any) -> Callable[[Any], Any]:
+    """A WRONG_SHAPES entry: the reply with the item at ``path`` replaced by ``value``."""
+    def apply(reply: Any) -> Any:
+        node = reply
+        for step in path[:-1]:
+            node = node[step]
+        node[path[-1]] = value
+        return reply
+    return apply
+
+
+_DEEP = b"[" * 100_000 + b"]" * 100_000  # deeper than any JSON decoder's stack
+_COMMON: dict[str, Callable[[Any], Any]] = {
+    "top-list": lambda r: [r],
+    "top-string": lambda r: "hello",
+    "top-null": lambda r: None,
+    "deep": lambda r: _DEEP,
+}
+_USAGE = {"openai": ("usage", "prompt_tokens"), "anthropic": ("usage", "input_tokens"),
+          "gemini": ("usageMetadata", "promptTokenCount")}
+
+
+def _usage_shapes(fmt: str) -> dict[str, Callable[[Any], Any]]:
+    block, field_ = _USAGE[fmt]
+    return {
+        "usage-list": _set((block,), []),
+        "usage-string": _set((block,), "many"),
+        "usage-count-string": _set((block, field_), "12"),
+        "usage-count-object": _set((block, field_), {"n": 1}),
+        "usage-count-bool": _set((block, field_), True),
+        "usage-count-negative": _set((block, field_), -5),
+        "usage-count-inf": lambda r: _dumps(_set((block, field_), 123456789012)(r)).replace(b"123456789012", b"1e999"),
+    }
+
+
+#: format -> name -> function turning a good reply into valid JSON of a wrong shape (or raw bytes)
+WRONG_SHAPES: dict[str, dict[str, Callable[[Any], Any]]] = {
+    "openai": {
+        **_COMMON, **_usage_shapes("openai"),
+        "choices-missing": lambda r: {k: v for k, v in r.items() if k != "choices"},
+        "choices-empty": _set(("choices",), []),
+        "choices-object": _set(("choices",), {"0": {}}),
+        "choice-string": _set(("choices", 0), "hello"),
+        "message-string": _set(("choices", 0, "message"), "hello"),
+        "message-missing": _set(("choices", 0, "message"), None),
+        "content-number": _set(("choices", 0, "message", "content"), 42),
+        "content-object": _set(("choices", 0, "message", "content"), {"text": "hi"}),
+        "error-with-200": lambda r: {"error": {"message": "overloaded", "type": "server_error"}},
+    },
+    "anthropic": {
+        **_COMMON, **_usage_shapes("anthropic"),
+        "content-missing": lambda r: {k: v for k, v in r.items() if k != "content"},
+        "content-string": _set(("content",), "hello"),
+        "content-object": _set(("content",), {"type": "text", "text": "hi"}),
+        "block-string": _set(("content", 0), "hello"),
+        "text-number": _set(("content", 0, "text"), 5),
+        "text-list": _set(("content", 0, "text"), ["a"]),
+    },
+    "gemini": {
+        **_COMMON, **_usage_shapes("gemini"),
+        "candidates-missing": lambda r: {k: v for k, v in r.items() if k != "candidates"},
+        "candidates-object": _set(("candidates",), {"0": {}}),
+        "candidates-string": _set(("candidates",), "x"),
+        "candidate-string": _set(("candidates", 0), "x"),
+        "content-string": _set(("candidates", 0, "content"), "x"),
+        "parts-object": _set(("candidates", 0, "content", "parts"), {"text": "hi"}),
+        "part-string": _set(("candidates", 0, "content", "parts", 0), "x"),
+        "text-number": _set(("candidates", 0, "content", "parts", 0, "text"), 5),
+        "feedback-string": lambda r: {"promptFeedback": "blocked"},
+    },
+}
 
 
 def main() -> None:

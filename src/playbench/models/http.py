@@ -6,6 +6,7 @@ the one retry layer in :mod:`playbench.models.model`. Proxies are taken from the
 (``HTTPS_PROXY`` and friends).
 """
 
+import json as stdjson
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,8 +21,21 @@ from playbench.core.turns import take_turn
 _JSON_CONTENT = (("Content-Type", "application/json"),)
 
 
+#: Longest wait for a TCP connection (capped by the request timeout): a host that does not even accept a
+#: connection within it is counted as unreachable, like a refused one, not as a slow server.
+CONNECT_TIMEOUT = 30.0
+
+# Failures before the first byte of an answer: the request never reached a server that answers.
+_NO_ANSWER = (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError,
+              aiohttp.ConnectionTimeoutError)
+
+
 class ProtocolError(ConnectionError):
     """The connection failed or closed mid-answer, or the answer was not valid HTTP."""
+
+
+class ConnectFailed(ProtocolError):
+    """No answer at all: connection refused or timed out, DNS failure, or closed before the status line."""
 
 
 @dataclass
@@ -36,6 +50,14 @@ class Response:
     def text(self) -> str:
         """The body decoded as UTF-8 (lenient)."""
         return self.content.decode("utf-8", "replace")
+
+
+def _encode(payload: Any) -> bytes:
+    """JSON bytes of a request body."""
+    try:
+        return orjson.dumps(payload)  # several times faster than json.dumps on long prompts
+    except TypeError:  # orjson refuses lone surrogates; the standard encoder escapes them as \uXXXX
+        return stdjson.dumps(payload).encode()
 
 
 def _proxy_in_env() -> bool:
@@ -58,7 +80,8 @@ class HttpClient:
         if self._session is None:  # created lazily: a session belongs to the running event loop
             connector = aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=self.max_connections)
             self._session = aiohttp.ClientSession(
-                connector=connector, timeout=aiohttp.ClientTimeout(total=self.timeout), trust_env=_proxy_in_env(),
+                connector=connector, trust_env=_proxy_in_env(),
+                timeout=aiohttp.ClientTimeout(total=self.timeout, sock_connect=min(self.timeout, CONNECT_TIMEOUT)),
                 cookie_jar=aiohttp.DummyCookieJar(), skip_auto_headers=("User-Agent",))
         return self._session
 
@@ -70,20 +93,29 @@ class HttpClient:
         return parsed
 
     async def post(self, url: str, headers: dict[str, str], json: Any) -> Response:  # noqa: A002
-        """One POST; raises TimeoutError or ProtocolError (a ConnectionError) on failure."""
+        """One POST; raises TimeoutError, ConnectFailed (no answer at all) or ProtocolError (broken answer)."""
+        body = _encode(json)
+        all_headers = CIMultiDict(_JSON_CONTENT)  # what aiohttp would build from a dict anyway
+        all_headers.update(headers)
         try:
-            body = orjson.dumps(json)  # several times faster than json.dumps on long prompts
-            all_headers = CIMultiDict(_JSON_CONTENT)  # what aiohttp would build from a dict anyway
-            all_headers.update(headers)
-            async with self._get_session().post(self._url(url), headers=all_headers, data=body) as answer:
-                body = await answer.read()
-                response = Response(answer.status, {k.lower(): v for k, v in answer.headers.items()}, body)
-            await take_turn()  # the caller's CPU work on this answer starts in turn (see core.turns)
-            return response
+            answer = await self._get_session().post(self._url(url), headers=all_headers, data=body)
+        except _NO_ANSWER as exc:  # checked first: a connect timeout is also a TimeoutError
+            raise ConnectFailed(f"{type(exc).__name__}: {exc}") from None
         except TimeoutError:
             raise TimeoutError(f"no answer within {self.timeout} s") from None
         except aiohttp.ClientError as exc:
             raise ProtocolError(f"{type(exc).__name__}: {exc}") from None
+        try:
+            content = await answer.read()
+            response = Response(answer.status, {k.lower(): v for k, v in answer.headers.items()}, content)
+        except TimeoutError:
+            raise TimeoutError(f"no answer within {self.timeout} s") from None
+        except aiohttp.ClientError as exc:
+            raise ProtocolError(f"{type(exc).__name__}: {exc}") from None
+        finally:
+            answer.release()
+        await take_turn()  # the caller's CPU work on this answer starts in turn (see core.turns)
+        return response
 
     async def aclose(self) -> None:
         """Close the pooled connections."""

@@ -2,20 +2,27 @@
 
 import asyncio
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playbench.core.errors import InfraError
+from playbench.core.errors import InfraError, StopRun
+from playbench.core.ledger import CURRENT_EPISODE
 from playbench.models.cache import ResponseCache, cache_key
-from playbench.models.errors import RetryableError
+from playbench.models.errors import RetryableError, ServerUnreachable
 from playbench.models.http import HttpClient
 from playbench.models.pricing import cost_micro_usd, price_for
 from playbench.models.providers.base import Provider
 from playbench.models.redact import redact
 from playbench.models.retry import Backoff
+from playbench.models.sanitize import clean_output
 from playbench.models.tokens import count_message_tokens
 from playbench.models.types import GenerateConfig, Message, ModelOutput
+
+#: Longest wait before retrying a request that could not connect: a dead server must be detected in
+#: seconds (see ``max_connect_failures``), not after the full exponential backoff.
+CONNECT_RETRY_DELAY = 0.5
 
 
 @dataclass
@@ -29,11 +36,14 @@ class ModelSettings:
     cache: bool | str | Path = False  # True: the default cache directory; a path: that directory
     backoff_base: float = 1.0
     backoff_cap: float = 30.0
+    #: Requests in a row (over all episodes) that fail to connect before the server counts as unreachable
+    #: and every call raises ServerUnreachable.
+    max_connect_failures: int = 5
 
 
 @dataclass
 class ModelStats:
-    """Counters over the life of a Model (every attempt is counted)."""
+    """Counters over the life of a Model (every attempt is counted; cache hits spend no tokens)."""
 
     calls: int = 0  # generate() calls
     answers: int = 0  # well-formed answers received from the provider
@@ -52,6 +62,10 @@ class ModelStats:
         return out
 
 
+def _no_ledger(counts: dict[str, int]) -> None:
+    """Where usage goes when no episode is current (a Model used outside the runner)."""
+
+
 class Model:
     """``provider/name`` with its settings. Safe to share between all concurrent episodes."""
 
@@ -68,14 +82,20 @@ class Model:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: Any = None
         self._slots: asyncio.Semaphore | None = None
+        self._stop: StopRun | None = None  # set once the run is pointless; every call then raises it
+        self._stopped: asyncio.Event | None = None  # wakes calls waiting to retry when _stop is set
+        self._connect_failures = 0  # requests in a row that could not connect
 
     # -- per-event-loop resources -------------------------------------------------------------
 
     def _resources(self) -> tuple[Any, asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
-        if self._loop is not loop:  # a new asyncio.run(): fresh client and limiter
+        if self._loop is not loop:  # a new asyncio.run(): fresh client, limiter and fault state
             self._loop = loop
             self._slots = asyncio.Semaphore(self.settings.max_connections)
+            self._stopped = asyncio.Event()
+            self._stop = None
+            self._connect_failures = 0
             self._client = None
             if self.provider.uses_http:
                 self._client = HttpClient(self.settings.timeout, self.settings.max_connections)
@@ -102,7 +122,7 @@ class Model:
         return self.count_tokens(messages) + (self.config.max_tokens or 0) <= window
 
     def usage(self, output: ModelOutput) -> dict[str, int]:
-        """``Decision.usage`` for one answer, with cost when a price is known."""
+        """``Decision.usage`` for one answer, with cost when a price is known (0 for a cache hit)."""
         usage = output.usage()
         if self.prices is not None:
             usage["cost_micro_usd"] = cost_micro_usd(output, self.prices)
@@ -111,38 +131,124 @@ class Model:
     async def generate(self, messages: list[Message]) -> ModelOutput:
         """Ask the model. Retries faults with backoff; raises InfraError once retries are exhausted.
 
-        A well-formed answer (even an empty one) is returned as is and never asked for again.
+        A well-formed answer (even an empty one) is returned as is and never asked for again. Raises a
+        StopRun (AuthError, ServerUnreachable) when no further call can succeed. Every call, request and
+        answer is added to the current episode's ledger (when there is one), failed ones included.
         """
         self.stats.calls += 1
+        ledger = CURRENT_EPISODE.get()
+        episode = None if ledger is None else ledger.next_call()
+        spend = ledger.add if ledger is not None else _no_ledger
+        spend({"calls": 1, "attempts": 0})
+        client, slots = self._resources()
+        self._check_stopped()
         key = None
         if self.cache is not None:
-            key = cache_key(self.name, messages, self.config)
+            key = cache_key(model=self.name, api=self.provider.name, base_url=self.provider.base_url,
+                            messages=messages, config=self.config, episode=episode)
             hit = self.cache.get(key)
             if hit is not None:
+                hit = clean_output(hit)  # keys registered since it was stored are hidden too
                 self.stats.cache_hits += 1
+                spend(self._answer_usage(hit))
                 return hit
-        client, slots = self._resources()
+        output = await self._ask(client, slots, messages, spend)
+        if self.cache is not None and key is not None:
+            self._store(key, output)
+        return output
+
+    # -- the retry loop -----------------------------------------------------------------------
+
+    async def _ask(self, client: Any, slots: asyncio.Semaphore, messages: list[Message],
+                   spend: Callable[[dict[str, int]], None]) -> ModelOutput:
         attempt = 0
         while True:
             attempt += 1
+            self._check_stopped()
             try:
                 async with slots:
+                    self._check_stopped()  # the run may have stopped while this call waited for a slot
                     self.stats.attempts += 1
+                    spend({"attempts": 1})
                     output = await self.provider.generate(client, messages, self.config)
             except RetryableError as exc:
                 self.stats.faults[exc.kind] += 1
+                unreachable = self._count_connect(exc)
+                if unreachable is not None:
+                    self.stats.gave_up += 1
+                    raise self._halt(unreachable) from None
                 if attempt > self.settings.max_retries:
                     self.stats.gave_up += 1
                     raise InfraError(redact(f"{self.name}: no answer after {attempt} attempts (last: {exc})")) from None
-                await asyncio.sleep(self.backoff.delay(attempt, exc.retry_after))
+                await self._pause(self._retry_delay(attempt, exc))
                 continue
+            except StopRun as exc:  # refused credentials: nothing else can succeed
+                self.stats.gave_up += 1
+                self._connect_failures = 0
+                raise self._halt(type(exc)(redact(f"{self.name}: {exc}"))) from None
             except InfraError as exc:
                 self.stats.gave_up += 1
+                self._connect_failures = 0  # the server did answer
                 raise type(exc)(redact(f"{self.name}: {exc}")) from None
+            self._connect_failures = 0
+            output = clean_output(output)
             output.attempts = attempt
             self.stats.answers += 1
             self.stats.input_tokens += output.input_tokens
             self.stats.output_tokens += output.output_tokens
-            if self.cache is not None and key is not None:
-                self.cache.put(key, output)
+            spend(self._answer_usage(output))
             return output
+
+    def _retry_delay(self, attempt: int, exc: RetryableError) -> float:
+        delay = self.backoff.delay(attempt, exc.retry_after)
+        if exc.kind == "connect":  # short waits: consecutive failures must add up to a stop within seconds
+            return min(delay, CONNECT_RETRY_DELAY)
+        return delay
+
+    def _count_connect(self, exc: RetryableError) -> ServerUnreachable | None:
+        """Count requests in a row that could not connect; the error to stop with once there are too many."""
+        if exc.kind == "timeout":
+            return None  # a slow server neither proves nor disproves that it is up
+        if exc.kind != "connect":
+            self._connect_failures = 0  # something answered
+            return None
+        self._connect_failures += 1
+        if self._connect_failures < self.settings.max_connect_failures:
+            return None
+        return ServerUnreachable(redact(
+            f"{self.name}: the server at {self.provider.base_url} is unreachable: {self._connect_failures} "
+            f"requests in a row failed to connect (last: {exc}); no further requests are sent"))
+
+    def _halt(self, stop: StopRun) -> StopRun:
+        """Make every pending and later call raise ``stop`` (the first stop wins); returns what to raise."""
+        if self._stop is None:
+            self._stop = stop
+            if self._stopped is not None:
+                self._stopped.set()
+        return type(self._stop)(str(self._stop))
+
+    def _check_stopped(self) -> None:
+        if self._stop is not None:
+            self.stats.gave_up += 1
+            raise type(self._stop)(str(self._stop))
+
+    async def _pause(self, seconds: float) -> None:
+        """Sleep before a retry, waking early when the run stops."""
+        assert self._stopped is not None
+        try:
+            await asyncio.wait_for(self._stopped.wait(), seconds)
+        except TimeoutError:
+            pass
+
+    # -- cache and usage ----------------------------------------------------------------------
+
+    def _answer_usage(self, output: ModelOutput) -> dict[str, int]:
+        """What an answer adds to the ledger: its usage but the call and request counts (added as they happen)."""
+        return {k: v for k, v in self.usage(output).items() if k not in ("calls", "attempts")}
+
+    def _store(self, key: str, output: ModelOutput) -> None:
+        assert self.cache is not None
+        try:
+            self.cache.put(key, output)
+        except OSError:  # a full or read-only disk costs the cache, not the answer
+            self.stats.faults["cache-write"] += 1

@@ -10,10 +10,12 @@ KEY_VARIABLES = (
 _extra: set[str] = set()
 # Header and query forms keys travel in, in case a server echoes a request back.
 _PATTERNS = (
-    re.compile(r"(?i)(authorization:\s*bearer\s+)[^\s'\"]+"),
+    re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?(?:bearer|basic)\s+)[^\s'\"]+"),
     re.compile(r"(?i)((?:x-api-key|x-goog-api-key)['\"]?\s*[:=]\s*['\"]?)[^\s'\",}]+"),
     re.compile(r"(?i)([?&]key=)[^&\s'\"]+"),
-    re.compile(r"(?i)(\w+://)[^/@\s'\"]+(?=@)"),  # credentials inside a URL (user:password@host)
+    # credentials inside a URL (user:password@host); anchored and bounded so that long model answers stay
+    # linear (an unanchored ``\w+://`` is quadratic on a long word)
+    re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^/@\s'\"]{1,1024}(?=@)"),
 )
 
 

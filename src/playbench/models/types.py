@@ -90,15 +90,23 @@ class GenerateConfig(Params):
             return [text]
         return value
 
+    def cache_identity(self) -> dict[str, Any]:
+        """Every setting that can change an answer (all but the prices), for cache keys."""
+        return self.model_dump(mode="json", exclude={"price_input", "price_output"})
+
     def wire(self) -> dict[str, Any]:
-        """The settings that go to a provider (and into cache keys)."""
+        """The settings that go to a provider."""
         keys = ("temperature", "max_tokens", "top_p", "seed", "stop")
         return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
 
 
 @dataclass
 class ModelOutput:
-    """A well-formed answer: text plus usage and optional reasoning."""
+    """A well-formed answer: text plus usage and optional reasoning.
+
+    ``input_tokens``/``output_tokens`` are the provider's counts for this answer, also when it was
+    served from the cache (``cached``); :meth:`usage` reports what was spent.
+    """
 
     text: str
     input_tokens: int = 0
@@ -109,13 +117,20 @@ class ModelOutput:
     stop_reason: str | None = None
 
     def usage(self) -> dict[str, int]:
-        """Token and call counts for ``Decision.usage``."""
+        """Token and call counts for ``Decision.usage``: what this answer cost.
+
+        A cache hit cost nothing (no request, no tokens); the tokens the answer cost when it was first
+        asked for are kept under ``cached_input_tokens`` and ``cached_output_tokens``.
+        """
+        if self.cached:
+            return {"input_tokens": 0, "output_tokens": 0, "calls": 1, "attempts": 0, "cache_hits": 1,
+                    "cached_input_tokens": self.input_tokens, "cached_output_tokens": self.output_tokens}
         return {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "calls": 1,
-            "attempts": 0 if self.cached else self.attempts,
-            "cache_hits": int(self.cached),
+            "attempts": self.attempts,
+            "cache_hits": 0,
         }
 
 

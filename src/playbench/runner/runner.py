@@ -66,7 +66,7 @@ async def play_episode(
     """
     started = time.perf_counter()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    ledger = EpisodeLedger(job.task.id, job.index)
+    ledger = EpisodeLedger(job.task.id, job.index, job.seed)
     CURRENT_EPISODE.set(ledger)  # this task's context only: concurrent episodes each see their own
     steps: list[StepRecord] = []
     status, error = "ok", None

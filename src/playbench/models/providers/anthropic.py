@@ -2,7 +2,15 @@
 
 from typing import Any
 
-from playbench.models.providers.base import Provider, malformed, post_json
+from playbench.models.providers.base import (
+    Provider,
+    as_object,
+    count,
+    label,
+    malformed,
+    optional_object,
+    optional_text,
+)
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
 API_VERSION = "2023-06-01"
@@ -47,29 +55,31 @@ class AnthropicProvider(Provider):
                 body[theirs] = getattr(config, ours)
         return body
 
-    async def generate(self, client: Any, messages: list[Message],
-                       config: GenerateConfig) -> ModelOutput:
-        """One attempt."""
-        assert client is not None
-        headers = {"anthropic-version": API_VERSION}
+    def request(self, messages: list[Message], config: GenerateConfig) -> tuple[str, dict[str, str], dict[str, Any]]:
+        """(URL, headers, body): the key in ``x-api-key`` (beside the URL's basic auth, if any)."""
+        headers = {"anthropic-version": API_VERSION, **self.auth_headers()}
         if self.api_key:
             headers["x-api-key"] = self.api_key
-        data = await post_json(client, f"{self.base_url}/v1/messages", headers, self.body(messages, config))
-        if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+        return f"{self.base_url}/v1/messages", headers, self.body(messages, config)
+
+    def parse(self, data: Any) -> ModelOutput:
+        """Text blocks (joined) and thinking blocks of ``content``, and ``usage``."""
+        data = as_object(data, "the answer")
+        content = data.get("content")
+        if not isinstance(content, list):
             raise malformed("no content list in the answer")
         texts, thoughts = [], []
-        for block in data["content"]:
-            if not isinstance(block, dict):
-                raise malformed("content block is not an object")
+        for block in content:
+            block = as_object(block, "a content block")
             if block.get("type") == "text":
-                texts.append(str(block.get("text", "")))
+                texts.append(optional_text(block.get("text"), "a text block's text") or "")
             elif block.get("type") == "thinking":
-                thoughts.append(str(block.get("thinking", "")))
-        usage = data.get("usage") or {}
+                thoughts.append(label(block.get("thinking")) or "")
+        usage = optional_object(data.get("usage"), "usage")
         return ModelOutput(
             text="".join(texts).strip(),
-            input_tokens=int(usage.get("input_tokens") or 0),
-            output_tokens=int(usage.get("output_tokens") or 0),
+            input_tokens=count(usage.get("input_tokens"), "usage.input_tokens"),
+            output_tokens=count(usage.get("output_tokens"), "usage.output_tokens"),
             reasoning="\n".join(thoughts) or None,
-            stop_reason=data.get("stop_reason"),
+            stop_reason=label(data.get("stop_reason")),
         )

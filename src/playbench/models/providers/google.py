@@ -2,7 +2,16 @@
 
 from typing import Any
 
-from playbench.models.providers.base import Provider, malformed, post_json
+from playbench.models.providers.base import (
+    Provider,
+    as_object,
+    count,
+    label,
+    malformed,
+    optional_list,
+    optional_object,
+    optional_text,
+)
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
 
@@ -43,33 +52,39 @@ class GoogleProvider(Provider):
             body["generationConfig"] = gen
         return body
 
-    async def generate(self, client: Any, messages: list[Message],
-                       config: GenerateConfig) -> ModelOutput:
-        """One attempt. A blocked or empty candidate is a well-formed empty answer (not retried)."""
-        assert client is not None
-        headers = {"x-goog-api-key": self.api_key} if self.api_key else {}
+    def request(self, messages: list[Message], config: GenerateConfig) -> tuple[str, dict[str, str], dict[str, Any]]:
+        """(URL, headers, body): the key in ``x-goog-api-key`` (beside the URL's basic auth, if any)."""
+        headers = self.auth_headers()
+        if self.api_key:
+            headers["x-goog-api-key"] = self.api_key
         url = f"{self.base_url}/v1beta/models/{self.model}:generateContent"
-        data = await post_json(client, url, headers, self.body(messages, config))
-        if not isinstance(data, dict) or ("candidates" not in data and "promptFeedback" not in data):
+        return url, headers, self.body(messages, config)
+
+    def parse(self, data: Any) -> ModelOutput:
+        """The first candidate's text and thought parts (a blocked or empty one is a well-formed empty answer)."""
+        data = as_object(data, "the answer")
+        if "candidates" not in data and "promptFeedback" not in data:
             raise malformed("neither candidates nor promptFeedback in the answer")
-        candidates = data.get("candidates") or []
+        candidates = optional_list(data.get("candidates"), "candidates")
         texts, thoughts = [], []
-        finish = None
         if candidates:
-            cand = candidates[0]
-            if not isinstance(cand, dict):
-                raise malformed("candidate is not an object")
-            finish = cand.get("finishReason")
-            for part in (cand.get("content") or {}).get("parts") or []:
+            cand = as_object(candidates[0], "candidates[0]")
+            finish = label(cand.get("finishReason"))
+            content = optional_object(cand.get("content"), "candidates[0].content")
+            for part in optional_list(content.get("parts"), "candidates[0].content.parts"):
+                part = as_object(part, "a content part")
                 if "text" in part:
-                    (thoughts if part.get("thought") else texts).append(str(part["text"]))
+                    text = optional_text(part["text"], "a part's text") or ""
+                    (thoughts if part.get("thought") is True else texts).append(text)
         else:
-            finish = (data.get("promptFeedback") or {}).get("blockReason", "blocked")
-        usage = data.get("usageMetadata") or {}
+            feedback = optional_object(data.get("promptFeedback"), "promptFeedback")
+            finish = label(feedback.get("blockReason")) or "blocked"
+        usage = optional_object(data.get("usageMetadata"), "usageMetadata")
         return ModelOutput(
             text="".join(texts).strip(),
-            input_tokens=int(usage.get("promptTokenCount") or 0),
-            output_tokens=int(usage.get("candidatesTokenCount") or 0) + int(usage.get("thoughtsTokenCount") or 0),
+            input_tokens=count(usage.get("promptTokenCount"), "usageMetadata.promptTokenCount"),
+            output_tokens=count(usage.get("candidatesTokenCount"), "usageMetadata.candidatesTokenCount")
+            + count(usage.get("thoughtsTokenCount"), "usageMetadata.thoughtsTokenCount"),
             reasoning="\n".join(thoughts) or None,
             stop_reason=finish,
         )

@@ -2,7 +2,15 @@
 
 from typing import Any
 
-from playbench.models.providers.base import Provider, malformed, post_json
+from playbench.models.providers.base import (
+    Provider,
+    as_object,
+    count,
+    label,
+    malformed,
+    optional_object,
+    optional_text,
+)
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
 
@@ -24,6 +32,7 @@ class OpenAIProvider(Provider):
     """``POST {base}/chat/completions`` with a bearer key (when one is set)."""
 
     name = "openai"
+    key_in_authorization = True
 
     def body(self, messages: list[Message], config: GenerateConfig) -> dict[str, Any]:
         """The request body."""
@@ -31,26 +40,26 @@ class OpenAIProvider(Provider):
         body.update(config.wire())
         return body
 
-    async def generate(self, client: Any, messages: list[Message],
-                       config: GenerateConfig) -> ModelOutput:
-        """One attempt."""
-        assert client is not None
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        data = await post_json(client, f"{self.base_url}/chat/completions", headers, self.body(messages, config))
-        try:
-            choice = data["choices"][0]
-            message = choice["message"]
-        except (KeyError, IndexError, TypeError):
-            raise malformed("no choices[0].message in the answer") from None
-        content = message.get("content") if isinstance(message, dict) else None
-        if content is not None and not isinstance(content, str):
-            raise malformed("message content is not a string")
-        usage = data.get("usage") or {}
-        reasoning = message.get("reasoning_content") or message.get("reasoning")
+    def request(self, messages: list[Message], config: GenerateConfig) -> tuple[str, dict[str, str], dict[str, Any]]:
+        """(URL, headers, body): the key as a bearer token, else the URL's basic auth, else nothing."""
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else self.auth_headers()
+        return f"{self.base_url}/chat/completions", headers, self.body(messages, config)
+
+    def parse(self, data: Any) -> ModelOutput:
+        """``choices[0].message`` (content a string or null) and ``usage``."""
+        data = as_object(data, "the answer")
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices:
+            raise malformed("no choices in the answer")
+        choice = as_object(choices[0], "choices[0]")
+        message = as_object(choice.get("message"), "choices[0].message")
+        content = optional_text(message.get("content"), "message content")
+        usage = optional_object(data.get("usage"), "usage")
+        reasoning = label(message.get("reasoning_content")) or label(message.get("reasoning"))
         return ModelOutput(
             text=(content or "").strip(),
-            input_tokens=int(usage.get("prompt_tokens") or 0),
-            output_tokens=int(usage.get("completion_tokens") or 0),
-            reasoning=reasoning if isinstance(reasoning, str) else None,
-            stop_reason=choice.get("finish_reason"),
+            input_tokens=count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
+            output_tokens=count(usage.get("completion_tokens"), "usage.completion_tokens"),
+            reasoning=reasoning or None,
+            stop_reason=label(choice.get("finish_reason")),
         )
