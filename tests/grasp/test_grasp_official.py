@@ -120,3 +120,31 @@ def test_cli_rescore_json_and_table(published, shared_data):
     bad = subprocess.run([*cmd[:5], str(root / "nope.jsonl"), "--grids", str(shared_data / "grasp")],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "file not found" in bad.stderr
+
+
+def test_rescore_keeps_only_the_chosen_indices(published, shared_data):
+    root, expected = published
+    files = sorted((root / "greedy_results").glob("*.jsonl"))
+    everything = rescore(files, shared_data / "grasp", "compat")
+    table1 = rescore(files, shared_data / "grasp", "compat", indices=frozenset(range(10)))
+    assert everything["counts"]["scored"] == 1600 and everything["indices"] is None
+    assert table1["counts"]["scored"] == 160 and table1["counts"]["left_out"] == 1440
+    assert table1["indices"] == list(range(10))
+    # expected["greedy"] lists files, then combinations, then indices 0-99: pick indices 0-9 directly
+    subset = [v for k, v in enumerate(expected["greedy"]) if k % 100 < 10]
+    assert table1["agents"]["greedy"]["overall"]["energy"] == pytest.approx(np.mean(subset))
+    assert table1["agents"]["greedy"]["overall"]["energy"] != pytest.approx(np.mean(expected["greedy"]))
+
+
+def test_cli_rescore_indices(published, shared_data):
+    root, _ = published
+    cmd = [sys.executable, "-m", "playbench.cli.main", "grasp", "rescore", str(root / "greedy_results"),
+           "--grids", str(shared_data / "grasp"), "--scoring", "compat"]
+    data = json.loads(subprocess.run([*cmd, "--indices", "0-4,7", "--json"], capture_output=True, text=True,
+                                     check=True).stdout)
+    assert data["indices"] == [0, 1, 2, 3, 4, 7] and data["counts"]["scored"] == 6 * 8 * 2
+    table = subprocess.run([*cmd, "--indices", "0-9"], capture_output=True, text=True, check=True).stdout
+    assert "indices 0-9" in table and "average" in table
+    for bad in ("9-0", "x", "0-100"):
+        refused = subprocess.run([*cmd, "--indices", bad], capture_output=True, text=True)
+        assert refused.returncode == 2 and "--indices" in refused.stderr

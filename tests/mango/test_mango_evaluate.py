@@ -192,7 +192,9 @@ def test_score_command_json(answer_folder, shared_data: Path):
     root, _ = answer_folder
     cmd = [sys.executable, "-m", "playbench.cli.main", "mango", "score", str(root / "model_desti_finding_t1"),
            "--data", str(shared_data / "mango"), "--json"]
-    out = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    whole = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    assert set(whole) == {"mode", "sets"} and whole["mode"] == "fixed" and len(whole["sets"]) == 1
+    out = next(iter(whole["sets"].values()))  # the same shape with one answer set as with several
     assert set(out) >= {"overall", "games", "errors"}
     assert out["overall"]["all"]["n"] == 7 and out["overall"]["all"]["valid"] == 3
     assert out["overall"]["easy"]["success_rate"] == 1.0
@@ -200,7 +202,9 @@ def test_score_command_json(answer_folder, shared_data: Path):
     assert out["errors"]["parse"] == 2 and out["errors"]["id"] == 1 and out["errors"]["unanswerable"] == 1
     for key in ("n", "valid", "success_rate", "loose", "reasoning", "weighted", "path_len"):
         assert key in out["overall"]["all"]
-    compat = json.loads(subprocess.run(cmd + ["--compat"], capture_output=True, text=True, check=True).stdout)
+    compat_whole = json.loads(subprocess.run(cmd + ["--compat"], capture_output=True, text=True, check=True).stdout)
+    assert compat_whole["mode"] == "compat"
+    compat = next(iter(compat_whole["sets"].values()))
     assert compat["overall"]["all"]["success_rate"] == 1.0  # bug B1
     official = json.loads(subprocess.run(cmd[:-1] + ["--compat", "--format", "official"], capture_output=True,
                                          text=True, check=True).stdout)

@@ -64,7 +64,9 @@ def test_data_tasks(shared_data: Path, tmp_path: Path):
     proc = _cli("eval", "mango/rf", "--agent", "oracle", "-T", f"data={data}", "-T", "games=905",
                 "--log-dir", str(tmp_path), "--quiet")
     assert proc.returncode == 0, proc.stderr
-    scored = json.loads(_cli("mango", "score", str(_only_run(tmp_path)), "--data", data, "--json").stdout)
+    whole = json.loads(_cli("mango", "score", str(_only_run(tmp_path)), "--data", data, "--json").stdout)
+    assert len(whole["sets"]) == 1 and next(iter(whole["sets"])).endswith(":mango/rf")
+    scored = next(iter(whole["sets"].values()))
     assert scored["overall"]["all"]["n"] == 16 and scored["overall"]["all"]["success_rate"] == 1.0
     mg = get_task("mango/minigame")
     assert mg.episodes(mg.params({"data": data, "games": "905"})) > 0

@@ -27,10 +27,12 @@ def command() -> None:
               help="Which bracketed list wins when an answer has several.")
 @click.option("--parser-comments", type=click.Choice(["strip", "keep"]), default="strip", show_default=True,
               help="Remove # and // comments inside lists before reading actions.")
+@click.option("--indices", default=None, metavar="RANGES",
+              help="Only these grid indices, e.g. 0-9 (the paper's Table 1) or 0-4,7.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 def rescore_cmd(
     files: tuple[Path, ...], grids: Path, scoring: str, parser_mode: str, parser_list: str, parser_comments: str,
-    as_json: bool,
+    indices: str | None, as_json: bool,
 ) -> None:
     """Re-score published answers in FILES (baseline results, OpenAI batch output, o1-mini output).
 
@@ -47,7 +49,8 @@ def rescore_cmd(
     # a directory stands for every *.jsonl file in it (e.g. data/results/greedy_results/)
     files = tuple(p for f in files for p in (sorted(f.glob("*.jsonl")) if f.is_dir() else [f]))
     options = ParserOptions(parser_mode, parser_list, parser_comments)  # type: ignore[arg-type]
-    result = rescore(list(files), grids, scoring, options)  # type: ignore[arg-type]
+    chosen = None if indices is None else parse_indices(indices)
+    result = rescore(list(files), grids, scoring, options, chosen)  # type: ignore[arg-type]
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
@@ -55,7 +58,8 @@ def rescore_cmd(
     from playbench.suites.grasp.table import SWAP_NOTE, render_table
 
     if result["agents"]:
-        title = f"GRASP re-scored ({scoring} scoring, parser {result['parser']}): length / energy ± s.e."
+        subset = "" if indices is None else f", indices {indices}"
+        title = f"GRASP re-scored ({scoring} scoring, parser {result['parser']}{subset}): length / energy ± s.e."
         console.print(render_table(result["agents"], title, caption=SWAP_NOTE))
     else:
         console.print("no answers could be scored")
@@ -65,3 +69,18 @@ def rescore_cmd(
         console.print(f"  {p['file']}:{p['line']}: {p['reason']}", markup=False, highlight=False)
     if len(result["problems"]) > 50:
         console.print(f"  ... and {len(result['problems']) - 50} more (see --json)")
+
+
+def parse_indices(text: str) -> frozenset[int]:
+    """``0-9`` or ``0-4,7`` as a set of grid indices (0–99); a malformed list is a PlaybenchError."""
+    chosen: set[int] = set()
+    for part in text.split(","):
+        low, _, high = part.strip().partition("-")
+        try:
+            first, last = int(low), int(high or low)
+        except ValueError:
+            raise PlaybenchError(f"--indices: {part.strip()!r} is not an index or a range like 0-9") from None
+        if not 0 <= first <= last <= 99:
+            raise PlaybenchError(f"--indices: {part.strip()!r} is not within 0-99 (low to high)")
+        chosen.update(range(first, last + 1))
+    return frozenset(chosen)

@@ -90,8 +90,8 @@ def score(results_dir: Path, data_dir: Path | None, compat: bool, as_json: bool,
 
     summaries = {s: summarize_rows(rs) for s, rs in by_set.items()}
     if as_json:
-        payload = summaries[sets[0]] if len(sets) == 1 else {"sets": summaries}
-        click.echo(json.dumps({**payload, "mode": mode} if len(sets) == 1 else {**payload, "mode": mode}, indent=2))
+        # one shape whatever the number of answer sets
+        click.echo(json.dumps({"mode": mode, "sets": summaries}, indent=2))
         return
     _print(summaries, mode)
 
