@@ -63,6 +63,17 @@ def test_env_without_scored_episodes_is_flagged():
     out = summary.summarize({tid: [rec(tid, 0, 0.0, status="infra-error")]}, {tid: 1})
     assert out["envs"]["textworld"]["episodes_scored"] == 0
     assert out["overall"]["partial"] is True and out["overall"]["envs_scored"] == 0
+    # nothing scored is no number, never a 0.00 that looks measured
+    assert out["envs"]["textworld"]["mean"] is None and out["overall"]["mean"] is None
+    assert summary.task_extras(tid, [rec(tid, 0, 0.0, status="infra-error")])["balrog"]["progression_percentage"] \
+        is None
+    console = Console(record=True, width=200)
+    for item in summary.render(out):
+        console.print(item)
+    text = console.export_text()
+    assert "0.00" not in text and "Overall Average Progression: —" in text
+    row = next(line for line in text.splitlines() if line.startswith("│ TextWorld"))
+    assert [c.strip() for c in row.split("│")[2:5]] == ["—", "—", "—"]
 
 
 def test_render_and_extras():

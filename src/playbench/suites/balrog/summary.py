@@ -66,6 +66,8 @@ def progressions(records: list[EpisodeRecord]) -> list[float]:
 
 
 def _block(xs: list[float]) -> dict[str, Any]:
+    if not xs:  # nothing scored: no number rather than a 0 that looks measured
+        return {"mean": None, "stderr": None, "stderr_sample": None}
     return {
         "mean": 100 * mean(xs),
         "stderr": 100 * stderr_population(xs),
@@ -83,8 +85,8 @@ def summarize_env(tasks: dict[str, list[EpisodeRecord]], scheduled: dict[str, in
         per_task[tid] = {**_block(xs), "episodes_scored": len(xs),
                          "episodes_scheduled": scheduled.get(tid, len(tasks.get(tid, [])))}
     scored_tasks = [t for t in per_task.values() if t["episodes_scored"]]
-    balanced = mean([t["mean"] for t in scored_tasks])
-    balanced_se = combine_stderr([t["stderr_sample"] for t in scored_tasks])
+    balanced = mean([t["mean"] for t in scored_tasks]) if scored_tasks else None
+    balanced_se = combine_stderr([t["stderr_sample"] for t in scored_tasks]) if scored_tasks else None
     return {
         **_block(pooled),
         "mean_task_balanced": balanced,
@@ -100,9 +102,9 @@ def overall(envs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     scored = [e for e in envs.values() if e["episodes_scored"]]
     missing = [env for env in ENVS if not envs.get(env, {}).get("episodes_scored")]
     return {
-        "mean": mean([e["mean"] for e in scored]),
-        "stderr": combine_stderr([e["stderr"] for e in scored]),
-        "stderr_sample": combine_stderr([e["stderr_sample"] for e in scored]),
+        "mean": mean([e["mean"] for e in scored]) if scored else None,
+        "stderr": combine_stderr([e["stderr"] for e in scored]) if scored else None,
+        "stderr_sample": combine_stderr([e["stderr_sample"] for e in scored]) if scored else None,
         "partial": bool(missing),
         "envs_scored": len(scored),
         "missing_envs": missing,
@@ -128,8 +130,9 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
 def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
     """BALROG's per-task numbers (progression %, standard error) for the ``tasks`` map."""
     xs = progressions(records)
-    extras: dict[str, Any] = {"balrog": {"env": env_of(task_id), "progression_percentage": 100 * mean(xs),
-                                         "standard_error": 100 * stderr_population(xs), "episodes_played": len(xs)}}
+    block = _block(xs)
+    extras: dict[str, Any] = {"balrog": {"env": env_of(task_id), "progression_percentage": block["mean"],
+                                         "standard_error": block["stderr"], "episodes_played": len(xs)}}
     if env_of(task_id) == "crafter":
         from playbench.suites.crafter.scores import task_extras as crafter_extras
 
@@ -137,8 +140,11 @@ def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
     return extras
 
 
-def _cell(block: dict[str, Any]) -> str:
-    return f"{block['mean']:.2f} ± {block['stderr']:.2f}"
+def _cell(mean_: float | None, error: float | None = None) -> str:
+    """``mean ± error``, or "—" when nothing was scored."""
+    if mean_ is None:
+        return "—"
+    return f"{mean_:.2f}" if error is None else f"{mean_:.2f} ± {error:.2f}"
 
 
 def render(summary: dict[str, Any]) -> list[Any]:
@@ -151,16 +157,19 @@ def render(summary: dict[str, Any]) -> list[Any]:
     paper.add_column("Overall" + (" (partial)" if total["partial"] else ""), justify="right")
     for env in ENVS:
         paper.add_column(ENV_TITLES[env], justify="right")
-    paper.add_row(_cell(total), *[_cell(envs[e]) if envs.get(e, {}).get("episodes_scored") else "—" for e in ENVS])
+    paper.add_row(_cell(total["mean"], total["stderr"]),
+                  *[_cell(envs[e]["mean"], envs[e]["stderr"]) if e in envs else "—" for e in ENVS])
 
     detail = Table(title="BALROG per environment")
     for col in ("env", "progression % ± SE", "SE (sample)", "task-balanced %", "scored / scheduled"):
         detail.add_column(col, justify="left" if col == "env" else "right")
     for env, block in envs.items():
-        detail.add_row(ENV_TITLES.get(env, env), _cell(block), f"{block['stderr_sample']:.2f}",
-                       f"{block['mean_task_balanced']:.2f} ± {block['stderr_task_balanced']:.2f}",
+        detail.add_row(ENV_TITLES.get(env, env), _cell(block["mean"], block["stderr"]),
+                       _cell(block["stderr_sample"]),
+                       _cell(block["mean_task_balanced"], block["stderr_task_balanced"]),
                        f"{block['episodes_scored']} / {block['episodes_scheduled']}")
-    line = Text(f"Overall Average Progression: {total['mean']:.2f}% ± {total['stderr']:.2f}%")
+    overall_text = "—" if total["mean"] is None else f"{total['mean']:.2f}% ± {total['stderr']:.2f}%"
+    line = Text(f"Overall Average Progression: {overall_text}")
     if total["partial"]:
         line.append(f"  (partial: no scored episodes for {', '.join(total['missing_envs'])})", style="yellow")
     return [paper, detail, line]
