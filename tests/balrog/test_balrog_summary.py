@@ -86,3 +86,4 @@ def test_render_and_extras():
     assert "BabyAI" in text and "50.00 ± 25.00" in text and "Overall Average Progression: 50.00% ± 25.00%" in text
     assert summary.task_extras(tid, [rec(tid, 0, 1.0)])["balrog"]["progression_percentage"] == 100.0
     assert summary.summarize({}, {}) is None
+

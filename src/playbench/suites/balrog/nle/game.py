@@ -19,10 +19,22 @@ from playbench.suites.balrog.params import BalrogParams
 _STATUS_NAMES = {-1: "ABORTED", 0: "RUNNING", 1: "DEATH", 2: "TASK_SUCCESSFUL"}
 
 
-def _end_reason(status: int, tty_chars: np.ndarray) -> str:
-    """BALROG's end reason: the end status name, then words 7..-2 of the final screen (the tombstone line)."""
-    words = " ".join(bytes(row).decode("latin-1") for row in tty_chars).split()
-    return f"{_STATUS_NAMES.get(status, status)}: {' '.join(words[7:-2])}"
+def tombstone_reason(status: int, tty_chars: np.ndarray) -> str:
+    """The end reason as BALROG's progress tracker writes it, from the final screen.
+
+    The screen is read as one string (rows not separated, undecodable bytes dropped), the top-ten line
+    removed; words 7..-2 are the tombstone's cause (word 7 skipped when it is the player's name "Agent…").
+    Only the first sentence's words before "in" are kept ("quit in The Dungeons of Doom on level 1." ->
+    "quit."), then any further sentences.
+    """
+    text = bytes(np.asarray(tty_chars, dtype=np.uint8).reshape(-1)).decode("utf-8", errors="ignore")
+    words = text.replace("You made the top ten list!", "").split()
+    start = 8 if len(words) > 7 and words[7].startswith("Agent") else 7
+    first, *rest = " ".join(words[start:-2]).split(".")
+    cause = first.split()
+    if "in" in cause:
+        cause = cause[: cause.index("in")]
+    return f"{_STATUS_NAMES.get(status, status)}: {' '.join(cause)}. {'.'.join(rest).strip()}".strip()
 
 
 class NLEParams(BalrogParams):
@@ -135,7 +147,7 @@ class NLEGame(BalrogGame):
         obs, reward, done, message = self.engine.step(action)
         status = self.engine.end_status()
         if self.is_nethack:
-            end_reason = _end_reason(status, obs["tty_chars"]) if done else None
+            end_reason = tombstone_reason(status, obs["tty_chars"]) if done else None
             self.tracker.update(obs["blstats"], reward, done, end_reason, self.engine.ascended())
         else:
             self.tracker.update(reward, status)
