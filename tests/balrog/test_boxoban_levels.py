@@ -112,3 +112,31 @@ def test_boxoban_tasks_check_their_levels_and_reuse_them(tmp_path) -> None:
         task.validate_inputs(fresh)
     task.validate_inputs(task.params({}))  # generated levels: nothing to read
     assert get_task("balrog/minihack/corridor-r3").check_inputs is None
+
+
+def _official_tree(root):
+    """A checkout of the official set in miniature: hard/, medium/train/, medium/valid/ (two levels each)."""
+    for part in ("hard", "medium/train", "medium/valid"):
+        made = write_boxoban(root / part)
+        made.rename(root / part / "000.txt")
+        made.parent.rmdir()
+    return root
+
+
+def test_levels_path_plays_the_tasks_own_difficulty_and_split(tmp_path) -> None:
+    root = _official_tree(tmp_path / "boxoban-levels")
+    hard, medium = read_levels(root, "hard"), read_levels(root, "medium")  # the set's root: narrowed
+    assert [lv.level_id for lv in hard] == [lv.level_id for lv in medium] == ["000.txt;0", "000.txt;1"]
+    assert read_levels(root / "hard", "hard") and read_levels(root / "medium" / "train", "medium")
+    refusals = [(root / "hard", "medium", "hard"), (root / "medium", "medium", "medium/valid"),
+                (root / "medium" / "train" / "000.txt", "hard", "medium/train"),
+                (root / "medium" / "valid", "medium", "medium/valid")]
+    for path, preset, named in refusals:
+        with pytest.raises(PlaybenchError, match=f"official {named} levels; boxoban-{preset} plays"):
+            read_levels(path, preset)
+    own = tmp_path / "test" / "mine"  # the user's own folder: nothing says which set it is from
+    write_boxoban(own)
+    assert len(read_levels(own, "hard")) == 2
+    task = get_task("balrog/minihack/boxoban-hard")
+    with pytest.raises(PlaybenchError, match="medium/train levels"):
+        task.check_inputs(task.params({"levels": str(root / "medium" / "train")}))

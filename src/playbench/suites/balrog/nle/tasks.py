@@ -31,10 +31,13 @@ def _minihack_factory(env_id: str, kind: str):  # noqa: ANN202
     return lambda params, index: cls(env_id, params, MINIHACK_STEPS)
 
 
-def _check_levels(params: BoxobanParams) -> None:
-    from playbench.suites.balrog.nle.boxoban.source import check_levels
+def _level_check(env_id: str):  # noqa: ANN202
+    """``check_inputs`` of a Boxoban task: its ``-T levels=`` files, of its own difficulty."""
+    def check(params: BoxobanParams) -> None:
+        from playbench.suites.balrog.nle.boxoban.source import check_levels
 
-    check_levels(params)
+        check_levels(params, "hard" if "Hard" in env_id else "medium")
+    return check
 
 
 for _name, (_env_id, _kind) in MINIHACK_TASKS.items():
@@ -50,7 +53,7 @@ for _name, (_env_id, _kind) in MINIHACK_TASKS.items():
             metrics=("score", "completion"),
             reference_agents=("random", "oracle") if _kind in ("boxoban", "navigation") else ("random",),
             tags=("balrog", "minihack", "nethack-engine"),
-            check_inputs=_check_levels if _kind == "boxoban" else None,
+            check_inputs=_level_check(_env_id) if _kind == "boxoban" else None,
         )
     )
 

@@ -169,12 +169,36 @@ def _read_text(path: Path) -> str:
         raise PlaybenchError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
 
 
-def read_levels(path: str | Path) -> list[Level]:
+#: The part of the official set each task plays, as MiniHack reads it.
+PRESET_FOLDERS = {"hard": "hard", "medium": "medium/train"}
+
+
+def _preset_root(root: Path, preset: str | None) -> Path:
+    """The task's own part of a checkout of the whole official set (``hard/``, ``medium/train/``)."""
+    if preset is None or not root.is_dir():
+        return root
+    own = root / PRESET_FOLDERS[preset]
+    return own if own.is_dir() else root
+
+
+def official_set(file: Path) -> str | None:
+    """Which part of the official set a file's folders name (``hard``, ``medium/valid`` …), if any."""
+    parent, grand = file.parent.name, file.parent.parent.name
+    if parent == "hard":
+        return "hard"
+    if grand in ("medium", "unfiltered") and parent in ("train", "valid", "test"):
+        return f"{grand}/{parent}"
+    return parent if parent in ("medium", "unfiltered") else None  # None: the user's own file
+
+
+def read_levels(path: str | Path, preset: str | None = None) -> list[Level]:
     """All levels of a level file or of every ``*.txt`` file under a folder (sorted by relative path), strictly.
 
     Every file must hold only valid levels (``parse_file``); a folder without level files is an error too.
+    With ``preset`` (``hard``/``medium``), a folder holding the whole official set is narrowed to the task's
+    part (``hard``, ``medium/train``), and a file from another difficulty or split is refused.
     """
-    root = Path(path).expanduser()
+    root = _preset_root(Path(path).expanduser(), preset)
     if root.is_file():
         files = [root]
         base = root.parent
@@ -187,6 +211,10 @@ def read_levels(path: str | Path) -> list[Level]:
         raise PlaybenchError(f"{root}: Boxoban levels path not found")
     levels: list[Level] = []
     for file in files:
+        part = official_set(file) if preset is not None else None
+        if preset is not None and part is not None and part not in (PRESET_FOLDERS[preset], preset):
+            raise PlaybenchError(f"{file}: a level file of the official {part} levels; boxoban-{preset} plays "
+                                 f"{PRESET_FOLDERS[preset]} (give that folder, or the set's root)")
         levels.extend(parse_file(_read_text(file), file.relative_to(base).as_posix(), str(file)))
     return levels
 
