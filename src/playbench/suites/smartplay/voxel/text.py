@@ -138,25 +138,29 @@ def _compat_direction(r: int, c: int, yaw: float, pitch: float) -> str:
 
 
 def _components(grid: list[str], skip: set[str], compat: bool) -> list[tuple[str, np.ndarray]]:
-    """8-connected components of equal names on the 17×17 grid, as (name, flat indices of cells)."""
+    """8-connected components of equal names on the 17×17 grid, as (name, flat indices of cells).
+
+    In the original's order: cc3d numbers components by their first cell in a row-major scan, whatever
+    their name. Under compat, cc3d's background (the first name in sort order, never split) comes first.
+    """
     names = sorted(set(grid))
     code = {name: k for k, name in enumerate(names)}
     arr = np.array([code[g] for g in grid]).reshape(17, 17)
-    out = []
+    found: list[tuple[int, str, np.ndarray]] = []  # (sort key, name, cells)
     for k, name in enumerate(names):
-        if name in skip:
-            continue
         mask = arr == k
-        if compat and k == 0:  # cc3d's background label: the first name in sort order is not split
-            out.append((name, np.flatnonzero(mask)))
+        if compat and k == 0:  # cc3d's background label 0: one pseudo-component, listed first
+            found.append((-1, name, np.flatnonzero(mask)))
             continue
         labels, n = ndimage.label(mask, structure=_EIGHT)
-        out.extend((name, cells) for cells in _groups(labels, n))
-    return out
+        found.extend((int(cells[0]), name, cells) for cells in _groups(labels, n))
+    found.sort(key=lambda item: item[0])
+    return [(name, cells) for _, name, cells in found if name not in skip]
 
 
-def _view_lines(player: Player, grid: list[str], dist: np.ndarray, dirs: np.ndarray, skip: set[str],
-                compat: bool) -> list[str]:
+def view_lines(player: Player, grid: list[str], dist: np.ndarray, dirs: np.ndarray, skip: set[str],
+               compat: bool) -> list[str]:
+    """One line per component of the 17×17 lidar grid of names (``dist``: each ray's distance)."""
     lines = []
     for name, cells in _components(grid, skip, compat):
         k = cells[np.argmin(dist[cells])]
@@ -170,32 +174,45 @@ def _view_lines(player: Player, grid: list[str], dist: np.ndarray, dirs: np.ndar
     return lines
 
 
-def _around(world: World, player: Player) -> list[str]:
-    """Nearest 6-connected component of each block name in the 9×6×9 cube around the feet."""
+def _around(world: World, player: Player, compat: bool) -> list[str]:
+    """The Around-you lines of the 9×6×9 cube around the player's feet."""
     fx, fy, fz = math.floor(player.x), math.floor(player.y + 1e-9), math.floor(player.z)
     ox, oy, oz = _CUBE_OFFSETS
-    cube = world.blocks(fx + ox, fy + oy, fz + oz, player.x, player.z)
-    flat_ids = cube.ravel()
-    first_seen: dict[int, int] = {}
-    for k, bid in enumerate(flat_ids.tolist()):
-        if bid not in first_seen:
-            first_seen[bid] = k
-    best: dict[int, tuple[float, float, float, float, int]] = {}
-    for bid in first_seen:
-        if bid == bk.AIR:
+    return around_lines(world.blocks(fx + ox, fy + oy, fz + oz, player.x, player.z), compat)
+
+
+def around_lines(cube: np.ndarray, compat: bool) -> list[str]:
+    """Nearest 6-connected component of each block name in a 9×6×9 cube of block ids (x, height, z).
+
+    Names come in the original's order: by the first cell (row-major) of their first component that is
+    not exactly centred. Under compat, when the cube holds no air, cc3d's background quirk applies: the
+    name first in sort order is one pseudo-component of all its cells, and it comes first.
+    """
+    present = [int(b) for b in np.unique(cube)]
+    background = min(present, key=lambda b: bk.BLOCK_NAMES[b]) if compat else None
+    best: dict[int, tuple[float, float, float, float]] = {}
+    order: dict[int, int] = {}  # block id -> key of the component that first listed it
+    for bid in present:
+        if bk.BLOCK_NAMES[bid] == "air":
             continue
-        labels, n = ndimage.label(cube == bid, structure=_SIX)
+        mask = cube == bid
+        if bid == background:  # all its cells, one component, labelled before every other
+            labels, n, firsts = mask.astype(np.int64), 1, [-1]
+        else:
+            labels, n = ndimage.label(mask, structure=_SIX)
+            firsts = [int(g[0]) for g in _groups(labels, n)]
         lab = labels.ravel()
         counts = np.bincount(lab, minlength=n + 1)[1:]
         cent = np.stack([np.bincount(lab, weights=_CUBE_COORDS[a], minlength=n + 1)[1:] for a in range(3)]) / counts
         d = np.sqrt((cent[0] - 4) ** 2 + (cent[1] - 1) ** 2 + (cent[2] - 4) ** 2)
         d = np.where((cent[0] == 4) & (cent[1] == 1) & (cent[2] == 4), np.inf, d)
-        k = int(np.argmin(d))
+        k = int(np.argmin(d))  # the first of equally near components, as the original's strict "<"
         if np.isfinite(d[k]):
-            best[bid] = (float(d[k]), float(cent[0, k]), float(cent[1, k]), float(cent[2, k]), bid)
+            best[bid] = (float(d[k]), float(cent[0, k]), float(cent[1, k]), float(cent[2, k]))
+            order[bid] = next(first for first, dist in zip(firsts, d, strict=True) if np.isfinite(dist))
     lines = []
-    for bid in sorted(best, key=lambda b: first_seen[b]):
-        d, cx, ch, cz, _ = best[bid]
+    for bid in sorted(best, key=lambda b: order[b]):
+        d, cx, ch, cz = best[bid]
         vertical = "above you" if ch > 1 else "below you" if ch < 1 else ""
         ns = "north" if cz < 4 else "south" if cz > 4 else ""
         ew = "west" if cx < 4 else "east" if cx > 4 else ""
@@ -226,14 +243,14 @@ def observe(world: World, player: Player, compat: bool) -> str:
         location += " Looking down."
     eye = np.array([player.x, player.y + EYE, player.z])
     cursor = _cursor(world, player)
-    surround = "Around you:" + "".join(_around(world, player))
+    surround = "Around you:" + "".join(_around(world, player, compat))
     dirs, offsets = _rays(player.yaw, player.pitch)
     ids, dist = _cast(world, eye, dirs, _T, offsets)
     ent_names, ent_dist = _entity_hits(world, eye, dirs, dist, player.x, player.z, player.yaw)
     block_grid = [bk.BLOCK_NAMES[int(i)] for i in ids]
     ent_grid = [n if n is not None else "null" for n in ent_names]
-    ent_lines = _view_lines(player, ent_grid, ent_dist, dirs, {"null"}, compat)
-    block_lines = _view_lines(player, block_grid, dist, dirs, {"air", "null"}, compat)
+    ent_lines = view_lines(player, ent_grid, ent_dist, dirs, {"null"}, compat)
+    block_lines = view_lines(player, block_grid, dist, dirs, {"air", "null"}, compat)
     entities = "".join(line + "\n" for line in ent_lines)
     seen = "You see:" + "".join("\n" + line for line in block_lines) if block_lines else ""
     return f"{location}\n\n{cursor}\n{surround}\n{entities}\n{seen}"
