@@ -10,6 +10,7 @@ the same navigator explores: nearest unvisited walkable cell next to unexplored 
 """
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,10 @@ import numpy as np
 _OPEN_DOORS, _CLOSED_DOORS = (13, 14), (15, 16)
 _STONE, _DNSTAIR = 0, 24
 _LOCKED_COST = 8  # extra steps a locked door is worth (kick + direction, often repeated)
+_WALLS = np.arange(1, 12)  # vertical, horizontal, corner and T walls
+_ROOM_FLOOR = (19, 20)  # lit and dark room floor
+# searches that cover a wall cell: each finds an adjacent hidden door with chance 1/7 at Luck 0
+_WALL_SEARCHES = 10
 # doorways, open/closed doors, floor (lit/dark), corridors, stairs, ladders, altar, grave, throne, sink, fountain
 _WALKABLE_CMAP = np.array([12, 13, 14, 15, 16, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31])
 _MOVES = {
@@ -91,11 +96,44 @@ class Navigator:
         self.seen_cmap: np.ndarray | None = None
         self.seen_walk: np.ndarray | None = None
         self.searched: set[Cell] = set()
+        self.wall_searches: dict[Cell, int] = {}  # searches made next to each wall cell
         self.tries: dict[Cell, int] = {}
         self.hidden_searches: dict[tuple[Cell, Cell], int] = {}
         self.saw_stairs = False
         self.prev_here: Cell | None = None
         self.recent: list[Cell] = []
+
+    def _unsearched_dead_end(self, walk: np.ndarray, cmap: np.ndarray) -> Callable[[Cell], bool]:
+        """Whether a cell is a corridor dead end not searched yet."""
+        return lambda cell: cell not in self.searched and self._dead_end(cell, walk, cmap)
+
+    def _unsearched_wall(self, cmap: np.ndarray) -> Callable[[Cell], bool]:
+        """Whether a cell is room floor next to a wall cell searched fewer than ``_WALL_SEARCHES`` times.
+
+        Once every wall has been covered, the counts start again: a hidden door can take many searches.
+        """
+        height, width = cmap.shape
+        walls = np.isin(cmap, _WALLS)
+        if all(self.wall_searches.get((int(x), int(y)), 0) >= _WALL_SEARCHES for y, x in np.argwhere(walls)):
+            self.wall_searches.clear()
+
+        def beside_wall(cell: Cell) -> bool:
+            x, y = cell
+            if int(cmap[y, x]) not in _ROOM_FLOOR:
+                return False
+            return any(walls[y + dy, x + dx] and self.wall_searches.get((x + dx, y + dy), 0) < _WALL_SEARCHES
+                       for dx, dy in _MOVES.values() if 0 <= x + dx < width and 0 <= y + dy < height)
+        return beside_wall
+
+    def _schedule_searches(self, here: Cell, cmap: np.ndarray) -> None:
+        """Search here several times (this call's action and the pending ones), counting the walls covered."""
+        self.searched.add(here)
+        self.pending = ["search"] * (_WALL_SEARCHES - 1)
+        height, width = cmap.shape
+        for dx, dy in _MOVES.values():
+            x, y = here[0] + dx, here[1] + dy
+            if 0 <= x < width and 0 <= y < height and int(cmap[y, x]) in _WALLS:
+                self.wall_searches[(x, y)] = self.wall_searches.get((x, y), 0) + _WALL_SEARCHES
 
     @staticmethod
     def _dead_end(cell: Cell, walk: np.ndarray, cmap: np.ndarray) -> bool:
@@ -109,7 +147,8 @@ class Navigator:
     def _known(self, glyphs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         walk, cmap = _grid(glyphs, self.cmap_off)
         if self.survey is not None:
-            unknown = cmap == _STONE
+            # unexplored stone, and walls the survey found a hidden door in (a secret door shows as wall)
+            unknown = (cmap == _STONE) | (np.isin(cmap, _WALLS) & self.survey.walk)
             cmap = np.where(unknown, self.survey.cmap, cmap)
             walk = np.where(unknown, self.survey.walk, walk)
         if self.seen_cmap is not None:
@@ -134,7 +173,7 @@ class Navigator:
         walk, cmap = self._known(glyphs)
         if self.last is not None and self.last[0] == here:
             tx, ty = self.last[1]
-            hidden = self.survey is not None and int(real_cmap[ty, tx]) == _STONE
+            hidden = self.survey is not None and (int(real_cmap[ty, tx]) == _STONE or int(real_cmap[ty, tx]) in _WALLS)
             if hidden and self.can_search:
                 # the survey walked there: a hidden passage or door not found yet in this game
                 self.hidden_searches[self.last] = self.hidden_searches.get(self.last, 0) + 1
@@ -158,13 +197,10 @@ class Navigator:
         door_mask = np.isin(cmap, (*_OPEN_DOORS, *_CLOSED_DOORS))
         goal_list, door_list, walk_list = goal_mask.tolist(), door_mask.tolist(), walk.tolist()
 
-        def is_goal(cell: Cell) -> bool:
-            return goal_list[cell[1]][cell[0]]
-
         def door(cell: Cell) -> bool:
             return door_list[cell[1]][cell[0]]
 
-        def search(allow_locked: bool = True) -> tuple[dict[Cell, tuple[Cell, str] | None], Cell | None]:
+        def search(is_goal: Callable[[Cell], bool]) -> tuple[dict[Cell, tuple[Cell, str] | None], Cell | None]:
             # Dijkstra: a step costs 1, entering a locked door costs extra (kicks take several tries)
             parent: dict[Cell, tuple[Cell, str] | None] = {here: None}
             dist = {here: 0}
@@ -192,18 +228,21 @@ class Navigator:
                         heapq.heappush(heap, (d + step, order, nxt))
             return parent, None
 
-        parent, found = search()
+        parent, found = search(lambda cell: goal_list[cell[1]][cell[0]])
         if found is None and self.exploring and self.can_search:
-            # nothing left to explore: look for hidden passages at corridor dead ends
-            def is_goal(cell: Cell) -> bool:  # noqa: F811
-                return cell not in self.searched and self._dead_end(cell, walk, cmap)
-
-            if is_goal(here):
-                self.searched.add(here)
-                self.last = None
-                self.pending = ["search"] * 9
-                return "search"
-            parent, found = search()
+            # nothing left to explore: hidden passages at corridor dead ends, then (while the stairs are still
+            # unseen, e.g. a start room whose doors are all hidden) hidden doors in room walls
+            places = [self._unsearched_dead_end(walk, cmap)]
+            if not self.saw_stairs:
+                places.append(self._unsearched_wall(cmap))
+            for hiding_place in places:
+                if hiding_place(here):
+                    self.last = None
+                    self._schedule_searches(here, cmap)
+                    return "search"
+                parent, found = search(hiding_place)
+                if found is not None:
+                    break
         if found is None:
             self.last = None
             if self.exploring:
