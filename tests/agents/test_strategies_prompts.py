@@ -83,7 +83,7 @@ def test_history_assembly_matches_balrog(tmp_path: Path) -> None:
     record, steps = play(corridor_task(images=True), "naive", agent_params={"max_image_history": 1})
     assert record.status == "ok" and record.steps == 25 and record.invalid_actions == 0
     msgs = steps[20].messages
-    assert msgs[0]["role"] == "user" and msgs[0]["content"].startswith("Walk the corridor. PLAY!\n\nList of all actions:")
+    assert msgs[0] == {"role": "user", "content": "Walk the corridor. PLAY!"}  # the game's prompt, nothing added
     events = msgs[1:]
     assert len(events) == 32
     assert [m["role"] for m in events] == ["assistant", "user"] * 16
@@ -257,8 +257,18 @@ def test_few_shot_needs_and_uses_demonstrations(tmp_path: Path) -> None:
     assert contents[-1].endswith(balrog.NAIVE)
 
 
-def test_action_list_added_when_manual_lacks_it() -> None:
-    _, fixed = play(corridor_task(steps=1), "naive")
-    _, compat = play(corridor_task(steps=1), "naive", agent_params={"compat": True})
-    assert fixed[0].messages[0]["content"].endswith("List of all actions:\n1. go left\n2. go right\n3. wait")
-    assert compat[0].messages[0]["content"] == "Walk the corridor. PLAY!"
+def test_action_list_is_opt_in() -> None:
+    """The default sends the game's instruction prompt as is; ``-A list_actions`` adds the numbered list."""
+    listed = "Walk the corridor. PLAY!\n\nList of all actions:\n1. go left\n2. go right\n3. wait"
+    for params, expected in [({}, "Walk the corridor. PLAY!"), ({"compat": True}, "Walk the corridor. PLAY!"),
+                             ({"list_actions": "never"}, "Walk the corridor. PLAY!"),
+                             ({"list_actions": "auto"}, listed), ({"list_actions": "always"}, listed),
+                             ({"list_actions": "auto", "compat": True}, listed)]:
+        _, steps = play(corridor_task(steps=1), "naive", agent_params=params)
+        assert steps[0].messages[0]["content"] == expected, params
+    # auto adds nothing to a prompt that already numbers the actions; always adds it again
+    numbered = "Walk. PLAY!\n\nList of all actions:\n1. go left\n2. go right\n3. wait"
+    _, auto = play(corridor_task(steps=1, manual=numbered), "naive", agent_params={"list_actions": "auto"})
+    _, always = play(corridor_task(steps=1, manual=numbered), "naive", agent_params={"list_actions": "always"})
+    assert auto[0].messages[0]["content"] == numbered
+    assert always[0].messages[0]["content"] == numbered + "\n\nList of all actions:\n1. go left\n2. go right\n3. wait"
