@@ -47,21 +47,21 @@ def load_demos(path: str) -> dict[str, tuple[Demo, ...]]:
 
 
 def demo_messages(demos: list[Demo], max_messages: int) -> list[Message]:
-    """The demonstration block: START, observations and actions, END per episode.
+    """The demonstration block as BALROG builds it (``few_shot.py``, ``dataset.py``).
 
-    As BALROG's ``get_icl_prompt``: ``max_icl_history`` counts demonstration *messages* (observations and
-    actions), and the episode that would pass it is cut short, keeps its END line and is the last one.
-    The observations are labelled ``Obesrvation:``, BALROG's spelling, since that is the request it sends.
-    A playbench trajectory does not keep the observation after the final action, so a demonstration
-    ends with that action (BALROG's ends with the final observation).
+    Per episode: START, the first observation, then (action, the observation it led to) pairs, END.
+    A playbench trajectory does not keep the observation after the final action, so that action is
+    left out: the demonstration ends on an observation, as BALROG's do. Observations are labelled
+    ``Obesrvation:`` (BALROG's spelling: the request it sends). ``max_messages`` is
+    ``max_icl_history``, which counts demonstration messages; the episode that would pass it is cut
+    short, keeps its END line and is the last one.
     """
     out: list[Message] = []
     used = 0
     for k, demo in enumerate(demos, 1):
-        body: list[Message] = []
-        for observation, action in demo.steps:
-            body.append(Message("user", balrog.ICL_OBS.format(text=observation)))
-            body.append(Message("assistant", action))
+        body = [Message("user", balrog.ICL_OBS.format(text=demo.steps[0][0]))]
+        for (_, action), (observation, _) in zip(demo.steps, demo.steps[1:], strict=False):
+            body += [Message("assistant", action), Message("user", balrog.ICL_OBS.format(text=observation))]
         start, end = Message("user", balrog.ICL_START.format(k=k)), Message("user", balrog.ICL_END.format(k=k))
         if used + len(body) <= max_messages:
             out += [start, *body, end]
