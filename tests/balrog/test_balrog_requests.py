@@ -28,7 +28,14 @@ STRATEGIES = ["naive", "cot", "robust-naive", "robust-cot", "few-shot"]
 
 
 def _load(env: str) -> dict:
-    return json.loads((DATA / f"requests_{env}.json").read_text())
+    """A facts file with its requests expanded (each distinct text is stored once, under ``texts``)."""
+    data = json.loads((DATA / f"requests_{env}.json").read_text())
+    texts = data.pop("texts")
+    for case in data["modes"].values():
+        for strategy in case["strategies"].values():
+            strategy["requests"] = [[{"role": role, "content": texts[i]} for role, i in request]
+                                    for request in strategy["requests"]]
+    return data
 
 
 @pytest.fixture(scope="module")
