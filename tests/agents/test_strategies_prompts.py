@@ -272,3 +272,32 @@ def test_action_list_is_opt_in() -> None:
     _, always = play(corridor_task(steps=1, manual=numbered), "naive", agent_params={"list_actions": "always"})
     assert auto[0].messages[0]["content"] == numbered
     assert always[0].messages[0]["content"] == numbered + "\n\nList of all actions:\n1. go left\n2. go right\n3. wait"
+
+
+def test_mock_reads_balrogs_described_actions() -> None:
+    """Without a numbered list the mock model picks from BALROG's ``name: description,`` block."""
+    from playbench.models.mockbrain import described_actions
+    from playbench.suites.balrog.protocol import BABYAI_ACTIONS, babyai_prompt, textworld_prompt
+
+    assert described_actions(babyai_prompt("go to the grey ball")) == list(BABYAI_ACTIONS)
+    assert described_actions(textworld_prompt("coin_collector")) == []
+    assert described_actions("a: do a,\nb: do b.\nlater: text,\nc: do c.") == ["later", "c"]
+
+
+def test_few_shot_demonstrations_as_balrog_builds_them() -> None:
+    """First observation, then (action, observation) pairs; ``max_icl_history`` counts messages (get_icl_prompt)."""
+    from playbench.agents.few_shot import Demo, demo_messages
+
+    demos = [Demo("t", 1, (("o0", "a0"), ("o1", "a1"), ("o2", "a2"))), Demo("t", 2, (("p0", "b0"), ("p1", "b1")))]
+    whole = [(m.role, m.content) for m in demo_messages(demos, 1000)]
+    assert whole == [("user", balrog.ICL_START.format(k=1)), ("user", "Obesrvation:\no0"), ("assistant", "a0"),
+                     ("user", "Obesrvation:\no1"), ("assistant", "a1"), ("user", "Obesrvation:\no2"),
+                     ("user", balrog.ICL_END.format(k=1)), ("user", balrog.ICL_START.format(k=2)),
+                     ("user", "Obesrvation:\np0"), ("assistant", "b0"), ("user", "Obesrvation:\np1"),
+                     ("user", balrog.ICL_END.format(k=2))]
+    # 5 + 3 messages: the second episode would pass 6, so it is cut to 1 message, keeps END and is the last
+    cut = [(m.role, m.content) for m in demo_messages(demos, 6)]
+    assert cut == whole[:7] + [("user", balrog.ICL_START.format(k=2)), ("user", "Obesrvation:\np0"),
+                               ("user", balrog.ICL_END.format(k=2))]
+    assert demo_messages(demos, 4)[-1].content == balrog.ICL_END.format(k=1)
+    assert len(demo_messages(demos, 4)) == 6
