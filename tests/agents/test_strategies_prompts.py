@@ -83,7 +83,7 @@ def test_history_assembly_matches_balrog(tmp_path: Path) -> None:
     record, steps = play(corridor_task(images=True), "naive", agent_params={"max_image_history": 1})
     assert record.status == "ok" and record.steps == 25 and record.invalid_actions == 0
     msgs = steps[20].messages
-    assert msgs[0]["role"] == "user" and msgs[0]["content"].startswith("Walk the corridor. PLAY!\n\nList of all actions:")
+    assert msgs[0] == {"role": "user", "content": "Walk the corridor. PLAY!"}  # the game's prompt, nothing added
     events = msgs[1:]
     assert len(events) == 32
     assert [m["role"] for m in events] == ["assistant", "user"] * 16
@@ -170,7 +170,7 @@ def test_smartplay_match_act_compat_and_fixed() -> None:
     assert smartplay_fixed("Pull slot machine 2", bandit) == "Pull slot machine 2."
     rps = ["Rock", "Paper", "Scissor"]
     assert smartplay_compat("not Rock, I pick Paper", rps) == "Rock"
-    assert smartplay_compat("Scissors!", rps) == "Scissor" and smartplay_fixed("Scissors!", rps) is None
+    assert smartplay_compat("Scissors!", rps) == "Scissor" and smartplay_fixed("Scissors!", rps) == "Scissor"
     assert smartplay_fixed("I choose paper.", rps) == "Paper"
     hanoi = ["Move the top disk of rod A to the top of rod B", "Move the top disk of rod A to the top of rod C"]
     assert smartplay_fixed("**Move the top disk of rod A to the top of rod C**", hanoi) == hanoi[1]
@@ -257,8 +257,47 @@ def test_few_shot_needs_and_uses_demonstrations(tmp_path: Path) -> None:
     assert contents[-1].endswith(balrog.NAIVE)
 
 
-def test_action_list_added_when_manual_lacks_it() -> None:
-    _, fixed = play(corridor_task(steps=1), "naive")
-    _, compat = play(corridor_task(steps=1), "naive", agent_params={"compat": True})
-    assert fixed[0].messages[0]["content"].endswith("List of all actions:\n1. go left\n2. go right\n3. wait")
-    assert compat[0].messages[0]["content"] == "Walk the corridor. PLAY!"
+def test_action_list_is_opt_in() -> None:
+    """The default sends the game's instruction prompt as is; ``-A list_actions`` adds the numbered list."""
+    listed = "Walk the corridor. PLAY!\n\nList of all actions:\n1. go left\n2. go right\n3. wait"
+    for params, expected in [({}, "Walk the corridor. PLAY!"), ({"compat": True}, "Walk the corridor. PLAY!"),
+                             ({"list_actions": "never"}, "Walk the corridor. PLAY!"),
+                             ({"list_actions": "auto"}, listed), ({"list_actions": "always"}, listed),
+                             ({"list_actions": "auto", "compat": True}, listed)]:
+        _, steps = play(corridor_task(steps=1), "naive", agent_params=params)
+        assert steps[0].messages[0]["content"] == expected, params
+    # auto adds nothing to a prompt that already numbers the actions; always adds it again
+    numbered = "Walk. PLAY!\n\nList of all actions:\n1. go left\n2. go right\n3. wait"
+    _, auto = play(corridor_task(steps=1, manual=numbered), "naive", agent_params={"list_actions": "auto"})
+    _, always = play(corridor_task(steps=1, manual=numbered), "naive", agent_params={"list_actions": "always"})
+    assert auto[0].messages[0]["content"] == numbered
+    assert always[0].messages[0]["content"] == numbered + "\n\nList of all actions:\n1. go left\n2. go right\n3. wait"
+
+
+def test_mock_reads_balrogs_described_actions() -> None:
+    """Without a numbered list the mock model picks from BALROG's ``name: description,`` block."""
+    from playbench.models.mockbrain import described_actions
+    from playbench.suites.balrog.protocol import BABYAI_ACTIONS, babyai_prompt, textworld_prompt
+
+    assert described_actions(babyai_prompt("go to the grey ball")) == list(BABYAI_ACTIONS)
+    assert described_actions(textworld_prompt("coin_collector")) == []
+    assert described_actions("a: do a,\nb: do b.\nlater: text,\nc: do c.") == ["later", "c"]
+
+
+def test_few_shot_demonstrations_as_balrog_builds_them() -> None:
+    """First observation, then (action, observation) pairs; ``max_icl_history`` counts messages (get_icl_prompt)."""
+    from playbench.agents.few_shot import Demo, demo_messages
+
+    demos = [Demo("t", 1, (("o0", "a0"), ("o1", "a1"), ("o2", "a2"))), Demo("t", 2, (("p0", "b0"), ("p1", "b1")))]
+    whole = [(m.role, m.content) for m in demo_messages(demos, 1000)]
+    assert whole == [("user", balrog.ICL_START.format(k=1)), ("user", "Obesrvation:\no0"), ("assistant", "a0"),
+                     ("user", "Obesrvation:\no1"), ("assistant", "a1"), ("user", "Obesrvation:\no2"),
+                     ("user", balrog.ICL_END.format(k=1)), ("user", balrog.ICL_START.format(k=2)),
+                     ("user", "Obesrvation:\np0"), ("assistant", "b0"), ("user", "Obesrvation:\np1"),
+                     ("user", balrog.ICL_END.format(k=2))]
+    # 5 + 3 messages: the second episode would pass 6, so it is cut to 1 message, keeps END and is the last
+    cut = [(m.role, m.content) for m in demo_messages(demos, 6)]
+    assert cut == whole[:7] + [("user", balrog.ICL_START.format(k=2)), ("user", "Obesrvation:\np0"),
+                               ("user", balrog.ICL_END.format(k=2))]
+    assert demo_messages(demos, 4)[-1].content == balrog.ICL_END.format(k=1)
+    assert len(demo_messages(demos, 4)) == 6

@@ -59,10 +59,9 @@ class BalrogAgent:
         return manual or None
 
     def _should_list(self, text: str, legal: list[str]) -> bool:
-        mode = self.p.list_actions
-        if mode == "never" or (mode == "auto" and self.compat):
-            return False
-        return mode == "always" or not balrog.lists_actions(text, legal)
+        # Opt-in only: BALROG's own prompts describe the actions in prose, and adding a list would
+        # change the benchmark's request.
+        return balrog.should_list(self.p.list_actions, text, legal)
 
     def _observe(self, turn: Turn) -> None:
         assert self.builder is not None and self.ctx is not None
@@ -243,7 +242,7 @@ class FewShotAgent(BalrogAgent):
         demos = [d for d in load_demos(self.p.demos).get(ctx.task_id, ()) if d.seed != ctx.seed]
         order = np.random.default_rng(derive_seed("few-shot", ctx.task_id, ctx.seed)).permutation(len(demos))
         chosen = [demos[i] for i in order[: self.p.icl_episodes]]
-        self.icl = demo_messages(chosen, self.p.max_icl_history, self.compat)
+        self.icl = demo_messages(chosen, self.p.max_icl_history)
 
     def messages(self, dropped: int) -> list[Message]:
         """Instruction (``PLAY`` replaced), demonstrations, the turn marker, the history, S1."""

@@ -46,18 +46,27 @@ def load_demos(path: str) -> dict[str, tuple[Demo, ...]]:
     return {task: tuple(demos) for task, demos in found.items()}
 
 
-def demo_messages(demos: list[Demo], max_steps: int, compat: bool) -> list[Message]:
-    """The demonstration block: START, observations and actions, END per episode; at most ``max_steps`` steps."""
-    template = balrog.ICL_OBS_COMPAT if compat else balrog.ICL_OBS_FIXED
+def demo_messages(demos: list[Demo], max_messages: int) -> list[Message]:
+    """The demonstration block as BALROG builds it (``few_shot.py``, ``dataset.py``).
+
+    Per episode: START, the first observation, then (action, the observation it led to) pairs, END.
+    A playbench trajectory does not keep the observation after the final action, so that action is
+    left out: the demonstration ends on an observation, as BALROG's do. Observations are labelled
+    ``Obesrvation:`` (BALROG's spelling: the request it sends). ``max_messages`` is
+    ``max_icl_history``, which counts demonstration messages; the episode that would pass it is cut
+    short, keeps its END line and is the last one.
+    """
     out: list[Message] = []
-    budget = max_steps
+    used = 0
     for k, demo in enumerate(demos, 1):
-        if budget <= 0:
-            break
-        out.append(Message("user", balrog.ICL_START.format(k=k)))
-        for observation, action in demo.steps[:budget]:
-            out.append(Message("user", template.format(text=observation)))
-            out.append(Message("assistant", action))
-        budget -= len(demo.steps)
-        out.append(Message("user", balrog.ICL_END.format(k=k)))
+        body = [Message("user", balrog.ICL_OBS.format(text=demo.steps[0][0]))]
+        for (_, action), (observation, _) in zip(demo.steps, demo.steps[1:], strict=False):
+            body += [Message("assistant", action), Message("user", balrog.ICL_OBS.format(text=observation))]
+        start, end = Message("user", balrog.ICL_START.format(k=k)), Message("user", balrog.ICL_END.format(k=k))
+        if used + len(body) <= max_messages:
+            out += [start, *body, end]
+            used += len(body)
+            continue
+        out += [start, *body[: max(0, max_messages - used)], end]
+        break
     return out

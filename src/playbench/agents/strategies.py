@@ -29,7 +29,8 @@ class StrategyParams(Params):
     max_image_history: int = Field(1, ge=0)
     max_cot_history: int = Field(1, ge=0)
     feedback_on_invalid_action: bool = True
-    list_actions: Literal["auto", "always", "never"] = "auto"  # auto: unless already numbered (never in compat)
+    # Opt-in departure: add "List of all actions:" (auto: unless the prompt already numbers them).
+    list_actions: Literal["never", "auto", "always"] = "never"
     allow_prompt_change: bool = False  # let this strategy alter a one-step task's official prompt
 
 
@@ -44,8 +45,8 @@ class FewShotParams(StrategyParams):
 class TwoStageParams(Params):
     """``-A`` parameters of SmartPlay's two-stage strategy."""
 
-    compat: bool = False  # SmartPlay's substring match_act instead of the word-boundary rule (B8)
-    list_actions: Literal["auto", "always", "never"] = "auto"
+    compat: bool = False  # SmartPlay's substring match_act and its silent fallback (B8)
+    list_actions: Literal["never", "auto", "always"] = "never"  # opt-in, as for the BALROG strategies
     allow_prompt_change: bool = False
 
 

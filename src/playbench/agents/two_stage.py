@@ -51,8 +51,7 @@ class TwoStageAgent:
         info = turn.info
         manual = str(info.get("manual") or self.ctx.manual or "")
         legal = turn.legal_actions
-        if legal and self.p.list_actions != "never" and (
-                self.p.list_actions == "always" or not balrog.lists_actions(manual, legal)):
+        if legal and balrog.should_list(self.p.list_actions, manual, legal):  # opt-in: not in SmartPlay's request
             manual = f"{manual}\n\n{balrog.action_list(legal)}" if manual else balrog.action_list(legal)
         history = trim_history(str(info.get("history") or ""), dropped)
         obs = info.get("obs")

@@ -145,6 +145,7 @@ def command(ctx: click.Context, tasks: tuple[str, ...], agent: str | None, model
             store.close()
         raise
     run_dir = store.path
+    _print_notes(config)
     resume_cmd = safe_text(f"playbench eval --resume {shlex.quote(str(run_dir))}")
     try:
         totals = _execute(jobs, store, lambda: spec.factory(aparams, model_obj), config,
@@ -205,6 +206,15 @@ def _resumed(store: RunStore, given: set[str], tasks: tuple[str, ...], agent: st
                                              "resumes": [*store.meta.resumes, resume_event(changed)]})
         store.save_meta(meta)
     return recorded, settings
+
+
+def _print_notes(config: RunConfig) -> None:
+    """One line per task that has something to say about this run (e.g. which Messenger manual it reads)."""
+    for spec in config.tasks:
+        task = get_task(spec.id)
+        note = task.note(task.params(spec.params)) if task.note is not None else None
+        if note:
+            click.echo(f"{safe_text(spec.id)}: {safe_text(note)}", err=True)
 
 
 def _check_settings(settings: dict[str, Any]) -> None:

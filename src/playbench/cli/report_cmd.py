@@ -27,7 +27,12 @@ def print_report(report: dict[str, Any]) -> None:
         table.add_column(col, justify="left" if col == "task" else "right")
     for tid, e in report["tasks"].items():
         status = {s: e["status"].get(s, 0) for s in STATUSES}
-        table.add_row(plain(tid), episodes_text(e), str(status["ok"]), errors_text(status), fmt_stat(e["score"]),
+        name = plain(tid)
+        if e.get("note"):  # e.g. which Messenger manual the episodes read (record text: shown inertly)
+            note = plain(f" ({e['note']})", limit=None)
+            note.stylize("yellow")
+            name.append_text(note)
+        table.add_row(name, episodes_text(e), str(status["ok"]), errors_text(status), fmt_stat(e["score"]),
                       fmt_stat(e["completion"]), str(e["steps"]), str(e["invalid_actions"]))
     console.print(table)
     coverage = run.get("episodes")

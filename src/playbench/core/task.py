@@ -33,6 +33,8 @@ class Task:
     check_inputs: Callable[[Any], None] | None = None
     #: How many episodes the task's data holds with these parameters (None: as many as asked for).
     episode_limit: Callable[[Any], int | None] | None = None
+    #: A line ``eval`` prints beside the task when a run starts (e.g. which data source it reads).
+    note: Callable[[Any], str | None] | None = None
 
     @property
     def suite(self) -> str:

@@ -1,6 +1,8 @@
 """The deterministic "brain" behind the mock provider and the loopback test server.
 
-It reads the numbered action list from the prompt (``1. …`` lines), picks one by a hash of the
+It reads BALROG's described action list from the prompt (``name: description,`` lines ending with
+``.``) or, failing that, the last numbered list (``1. …`` lines; a ``name: what it does`` entry counts
+as ``name``), picks one by a hash of the
 whole request, and formats it the way the prompt asks (``<|ACTION|>…<|END|>``, ``ACTION: …``,
 ``PLAN: …``). The same request always gets the same answer.
 """
@@ -30,6 +32,35 @@ def numbered_actions(text: str) -> list[str]:
     return current or found
 
 
+_DESCRIBED = re.compile(r"^([^\s:][^:]{0,39}): .*[,.]$")
+
+
+def described_actions(text: str) -> list[str]:
+    """The last BALROG-style action description block in ``text``: names of ``a: what a does,`` lines.
+
+    A block is two or more consecutive such lines, every one but the last ending with a comma (BALROG
+    joins its action descriptions with ``,⏎`` and ends them with ``.``).
+    """
+    found: list[str] = []
+    current: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        match = _DESCRIBED.match(line)
+        if match:
+            current.append(match.group(1))
+            if line.endswith("."):
+                if len(current) >= 2:
+                    found = current
+                current = []
+        else:
+            current = []
+    return found
+
+
+def _name(item: str) -> str:
+    """A numbered entry's action: the part before ``: `` (SmartPlay's Crafter manual describes each one)."""
+    return item.split(": ", 1)[0]
+
+
 def request_digest(name: str, contents: Sequence[tuple[str, str]], salt: str = "") -> bytes:
     """A hash of the model name, salt and (role, content) pairs."""
     blob = json.dumps([name, salt, list(contents)], ensure_ascii=False, separators=(",", ":"))
@@ -41,7 +72,8 @@ def answer(name: str, contents: Sequence[tuple[str, str]], salt: str = "", inval
     digest = request_digest(name, contents, salt)
     text = "\n".join(c for _, c in contents)
     last = next((c for r, c in reversed(contents) if r == "user"), text)
-    actions = numbered_actions(text)
+    # BALROG's described block names the actions even when a numbered list follows (Crafter's achievements)
+    actions = described_actions(text) or [_name(a) for a in numbered_actions(text)]
     roll = int.from_bytes(digest[4:8], "big") / 2**32
     if not actions or roll < invalid_rate:
         choice = NO_ACTION if actions or invalid_rate else "wait"

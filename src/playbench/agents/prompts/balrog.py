@@ -28,11 +28,10 @@ ROBUST_COT_FAILED = "Failed to obtain a valid action from the reasoning."
 #: Invalid-action feedback prepended to the next observation's long-term text.
 FEEDBACK = "\n\nYour previous output did not contain a valid action. Defaulted to action: {action}\n\nObservation:\n{text}"
 
-#: Few-shot framing (``Obesrvation`` is BALROG's own spelling, kept in compat).
+#: Few-shot framing (``Obesrvation`` is BALROG's own spelling: the request the benchmark sends).
 ICL_START = "****** START OF DEMONSTRATION EPISODE {k} ******"
 ICL_END = "****** END OF DEMONSTRATION EPISODE {k} ******"
-ICL_OBS_COMPAT = "Obesrvation:\n{text}"
-ICL_OBS_FIXED = "Observation:\n{text}"
+ICL_OBS = "Obesrvation:\n{text}"
 ICL_TURN = "****** Now it's your turn to play the game! ******"
 ICL_PLAY = "First, observe the demonstrations provided and learn from them!"
 
@@ -45,6 +44,17 @@ ACTION_LIST = "List of all actions:\n{lines}"
 def action_list(actions: list[str]) -> str:
     """``List of all actions:`` followed by ``1. a``, ``2. b`` … one per line."""
     return ACTION_LIST.format(lines="\n".join(f"{i}. {a}" for i, a in enumerate(actions, 1)))
+
+
+def should_list(mode: str, text: str, actions: list[str]) -> bool:
+    """Whether to add the numbered action list to ``text`` under ``-A list_actions=mode``.
+
+    ``never`` (the default: the benchmark's own request), ``always``, or ``auto`` (only when ``text``
+    does not already number every action).
+    """
+    if mode == "always":
+        return True
+    return mode == "auto" and not lists_actions(text, actions)
 
 
 def lists_actions(text: str, actions: list[str]) -> bool:

@@ -39,25 +39,42 @@ def _norm(text: str) -> str:
     return " ".join(normalise(text).rstrip(":").casefold().split())
 
 
-def smartplay_fixed(answer: str, legal: list[str]) -> str | None:
-    """The fixed rule: exact normalised match, else the earliest word-boundary match.
+_NUMBER = re.compile(r"^\s*(\d+)\s*\.?\s*$")
 
-    An action's own final period is optional; at the same start the longest action wins.
+
+def _word_match(text: str, legal: list[str]) -> str | None:
+    """The earliest action named at word boundaries in ``text`` (longest at the same start).
+
+    An action's own final period is optional, and a plural ``s``/``es`` is accepted (``Scissors``
+    names ``Scissor``, ``rocks`` names ``Rock``).
     """
-    norm = _norm(answer)
-    for action in legal:
-        if _norm(action) == norm:
-            return action
-    text = " ".join(answer.casefold().split())
     best: tuple[int, int, int] | None = None
     for i, action in enumerate(legal):
         core = " ".join(action.casefold().split()).rstrip(".")
         if not core:
             continue
-        pattern = r"(?<!\w)" + re.escape(core) + r"(?:\.)?(?!\w)"
-        match = re.search(pattern, text)
+        match = re.search(r"(?<!\w)" + re.escape(core) + r"(?:e?s)?\.?(?!\w)", text)
         if match:
             cand = (match.start(), -len(core), i)
             if best is None or cand < best:
                 best = cand
     return legal[best[2]] if best else None
+
+
+def smartplay_fixed(answer: str, legal: list[str]) -> str | None:
+    """The fixed rule (B8), never behind the original on an answer the original understands.
+
+    In order: the whole normalised answer is an action; it is only a number ``k`` (the manual numbers
+    the actions from 1); an action named at word boundaries (earliest, longest at the same start,
+    final period optional, plurals accepted); else the original's substring rule (so ``rocky`` is still
+    Rock and ``Move Northwest`` still Move North, as in SmartPlay). ``None`` when nothing is named.
+    """
+    norm = _norm(answer)
+    for action in legal:
+        if _norm(action) == norm:
+            return action
+    number = _NUMBER.match(answer)
+    if number and 1 <= int(number.group(1)) <= len(legal):
+        return legal[int(number.group(1)) - 1]
+    found = _word_match(" ".join(answer.casefold().split()), legal)
+    return found if found is not None else smartplay_compat(answer, legal)

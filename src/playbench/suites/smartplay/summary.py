@@ -52,11 +52,24 @@ def normalized_score(task_id: str, records: list[EpisodeRecord]) -> tuple[float,
     return math.fsum(values) / len(values), kind
 
 
+def _manual_source(records: list[EpisodeRecord]) -> dict[str, Any]:
+    """Messenger: which manual source the episodes used, and the note shown on the task's report line."""
+    from playbench.suites.smartplay.messenger.manual import source_note
+
+    sources = sorted({str(r.instance.get("manual_source")) for r in records if r.instance.get("manual_source")})
+    if not sources:
+        return {}
+    return {"manual_source": sources[0] if len(sources) == 1 else sources,
+            "note": "; ".join(source_note(s) for s in sources)}
+
+
 def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
     """The task's normalized score (and its kind), merged into its entry of the report's ``tasks`` map."""
     res = normalized_score(task_id, records)
     extras: dict[str, Any] = {"normalized": None if res is None else {"value": res[0], "kind": res[1]}}
     ok = [r for r in records if r.status == "ok"]
+    if task_id.startswith("smartplay/messenger-"):
+        extras.update(_manual_source(records))
     if task_id.startswith("smartplay/messenger-") and ok:
         extras["picked_message"] = sum(bool(r.metrics.get("picked_message")) for r in ok) / len(ok)
     if task_id == "smartplay/crafter":  # B6: Crafter's native score and achievements beside the running sum

@@ -40,10 +40,21 @@ def _minecraft(params: Any, index: int, biome: str) -> Game:
 
 
 def _check_messenger_text(params: MessengerParams) -> None:
-    """Read and check ``-T messenger_text=`` before a run exists."""
-    from playbench.suites.smartplay.messenger.manual import make_source
+    """Read and check ``-T messenger_text=`` before a run exists; compat refuses to run without it."""
+    from playbench.core.errors import PlaybenchError
+    from playbench.suites.smartplay.messenger.manual import OFFICIAL_FILE, make_source
 
+    if params.compat and not params.messenger_text:
+        raise PlaybenchError("Messenger with -T compat=true needs the official manual sentences: "
+                             f"-T messenger_text=PATH, PATH = {OFFICIAL_FILE}")
     make_source(params.messenger_text)
+
+
+def _messenger_note(params: MessengerParams) -> str:
+    """Which manual source the run uses (templated manuals are not comparable with the paper)."""
+    from playbench.suites.smartplay.messenger.manual import source_note
+
+    return source_note("official" if params.messenger_text else "templated", hint=True)
 
 
 _MESSENGER_TEXT = {
@@ -60,6 +71,7 @@ for _level, _what in _MESSENGER_TEXT.items():
         aliases=(f"MessengerL{_level}-v0", f"MessengerL{_level}"),
         reference_agents=("random", "oracle"),
         check_inputs=_check_messenger_text,
+        note=_messenger_note,
     ))
 
 for _biome, (_num, _word) in FIND_TASKS.items():

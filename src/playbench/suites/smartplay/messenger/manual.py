@@ -138,6 +138,24 @@ def assemble(sentences: list[str]) -> str:
     return f"{CONTEXT}\n\n" + "\n".join(sentences) + f"\n\n{ADVICE}\n\n" + action_list_text(ACTIONS)
 
 
+#: Where the official sentences come from (documented in docs/suites/smartplay.md).
+OFFICIAL_FILE = ("messenger-emma's messenger/envs/texts/text_test.json (also in microsoft/SmartPlay at "
+                 "src/messenger/envs/texts/text_test.json)")
+TEMPLATED_NOTE = "templated: not comparable with the paper"
+
+
+def source_note(name: str | None, hint: bool = False) -> str:
+    """The words shown beside a Messenger task for its manual source (``templated`` or ``official``).
+
+    ``hint`` adds how to get the official text (the line printed when a run starts).
+    """
+    if name == "official":
+        return "manual: official text_test.json"
+    if name == "templated":
+        return f"manual: {TEMPLATED_NOTE}" + (" (official text: -T messenger_text=PATH)" if hint else "")
+    return f"manual: {name or 'unknown'}"
+
+
 def describe_source(source: SentenceSource) -> dict[str, Any]:
     """What goes into the record about the manual's source."""
     return {"manual_source": source.name, **({"manual_sha256": source.sha256} if source.sha256 else {})}

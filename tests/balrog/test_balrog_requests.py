@@ -1,0 +1,127 @@
+"""Every BALROG strategy sends, step by step, the request BALROG itself sends (``data/requests_*.json``).
+
+The data files are facts: BALROG's own evaluator loop, agents, prompt builder and instruction prompts
+(balrog-ai/BALROG ``af7d1f1``), run unchanged over the observations of the same playbench game, seed and
+scripted answers (see ``data/README.md``). Each episode has one answer that names no action, so BALROG's
+invalid-action feedback is part of what is compared. Default mode may differ only by the fixes the spec
+calls bugs; with these answers none of B5-B8 shows, and NetHack's prompt differs by B9 alone.
+"""
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from playbench.agents.registry import get_agent
+from playbench.cli.eval_cmd import command as eval_command
+from playbench.core.registry import get_task
+from playbench.models import create_model
+from playbench.runner.plan import EpisodeJob
+from playbench.runner.runner import play_episode
+
+DATA = Path(__file__).parent / "data"
+ENVS = ["babyai", "crafter", "textworld", "babaisai", "minihack", "nle"]
+STRATEGIES = ["naive", "cot", "robust-naive", "robust-cot", "few-shot"]
+
+
+def _load(env: str) -> dict:
+    """A facts file with its requests expanded (each distinct text is stored once, under ``texts``)."""
+    data = json.loads((DATA / f"requests_{env}.json").read_text())
+    texts = data.pop("texts")
+    for case in data["modes"].values():
+        for strategy in case["strategies"].values():
+            strategy["requests"] = [[{"role": role, "content": texts[i]} for role, i in request]
+                                    for request in strategy["requests"]]
+    return data
+
+
+@pytest.fixture(scope="module")
+def tw_cache(tmp_path_factory):
+    """A private TextWorld cache (one coin-collector game is generated on first use)."""
+    root = tmp_path_factory.mktemp("tw-cache")
+    old = os.environ.get("PLAYBENCH_TEXTWORLD_DIR")
+    os.environ["PLAYBENCH_TEXTWORLD_DIR"] = str(root)
+    yield root
+    if old is None:
+        os.environ.pop("PLAYBENCH_TEXTWORLD_DIR", None)
+    else:
+        os.environ["PLAYBENCH_TEXTWORLD_DIR"] = old
+
+
+def _demos(case: dict, folder: Path) -> str:
+    """The demonstration run the facts were built from, made again (the random agent is seeded)."""
+    demo = case["demo"]
+    args = [case["task"], "--agent", demo["agent"], "--episodes", "1", "--seed", str(demo["seed"]),
+            "--log-dir", str(folder), "--quiet"]
+    for key, value in demo["task_params"].items():
+        args += ["-T", f"{key}={value}"]
+    result = CliRunner().invoke(eval_command, args)
+    assert result.exit_code == 0, result.output
+    return str(folder)
+
+
+def _play(case: dict, strategy: str, compat: bool, tmp_path: Path) -> list[list[dict]]:
+    """The requests playbench sends for this case, one list of messages per step."""
+    script = tmp_path / "answers.json"
+    script.write_text(json.dumps(case["strategies"][strategy]["answers"]))
+    agent_params: dict = {"compat": "true"} if compat else {}
+    if strategy == "few-shot":
+        agent_params["demos"] = _demos(case, tmp_path / "demos")
+    spec = get_agent(strategy)
+    model = create_model("mock/facts", {"script": str(script)})
+    task = get_task(case["task"])
+    job = EpisodeJob(task, task.params(case["task_params"]), 0, case["seed"])
+    record, steps = asyncio.run(play_episode(job, spec.factory(spec.params(agent_params), model), strategy, "mock"))
+    assert record.status == "ok", record.error
+    # BALROG rejected exactly what playbench rejects (TextWorld accepts every command)
+    assert [s.extra["completion"] for s in steps if not s.valid] == case["strategies"][strategy]["failed_candidates"]
+    return [[{"role": m["role"], "content": m["content"]} for m in step.messages] for step in steps]
+
+
+def _without_b9(prompt: str, legal: set[str]) -> str:
+    """BALROG's NetHack prompt without the actions that are not valid (B9, the one fix the default makes)."""
+    head, rest = prompt.split(":\n\n", 1)
+    block, tail = rest.split("\n\nTips:", 1)
+    kept = [entry for entry in block[:-1].split(",\n") if entry.split(": ", 1)[0] in legal]
+    return f"{head}:\n\n" + ",\n".join(kept) + ".\n\nTips:" + tail
+
+
+def _legal(case: dict) -> set[str]:
+    task = get_task(case["task"])
+    game = task.make_game(task.params(case["task_params"]), 0)
+    try:
+        game.reset(seed=case["seed"])
+        return set(game.legal_actions())
+    finally:
+        game.close()
+
+
+@pytest.mark.parametrize("mode", ["default", "compat"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("env", ENVS)
+def test_requests_equal_balrogs(env: str, strategy: str, mode: str, tmp_path: Path, tw_cache: Path) -> None:
+    case = _load(env)["modes"][mode]
+    expected = case["strategies"][strategy]["requests"]
+    if env == "nle" and mode == "default":  # B9: the default prompt lists only actions that exist
+        legal = _legal(case)
+        expected = [[{**m, "content": _without_b9(m["content"], legal)} if i == 0 else m for i, m in enumerate(req)]
+                    for req in expected]
+    got = _play(case, strategy, mode == "compat", tmp_path)
+    assert len(got) == len(expected)
+    for step, (ours, theirs) in enumerate(zip(got, expected, strict=True)):
+        assert [m["role"] for m in ours] == [m["role"] for m in theirs], step
+        for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+            assert a["content"] == b["content"], f"step {step}, message {i}"
+
+
+def test_feedback_is_in_the_facts() -> None:
+    """The facts do exercise the invalid-action path (so the comparison above covers it)."""
+    for env in ENVS:
+        case = _load(env)["modes"]["default"]
+        text = json.dumps(case["strategies"]["naive"]["requests"])
+        if env != "textworld":  # TextWorld accepts every command
+            assert "Your previous output did not contain a valid action. Defaulted to action:" in text, env
+        assert "List of all actions:" not in text
