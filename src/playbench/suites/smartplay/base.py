@@ -12,13 +12,16 @@ from playbench.suites.smartplay.history import HistoryTracker
 class SmartPlayParams(Params):
     """Parameters common to SmartPlay tasks.
 
-    ``compat`` reproduces the original code, bugs included; ``history``/``steps``/``trials`` default to
+    ``compat`` reproduces the original code, bugs included; ``history``/``max_steps``/``trials`` default to
     the original code's values (``history`` may be set to the paper's values, e.g. 30 for Hanoi).
+    ``max_steps`` is the step limit, named as in BALROG (the old name ``steps`` still works).
     """
+
+    renamed = {"steps": "max_steps"}
 
     compat: bool = False
     history: int | None = None
-    steps: int | None = None
+    max_steps: int | None = None
     trials: int | None = None
 
 
@@ -33,7 +36,7 @@ class SmartPlayGame(Game):
         super().__init__()
         self.params = params
         self.compat = params.compat
-        self.max_steps = params.steps or self.default_steps
+        self.max_steps = params.max_steps or self.default_steps
         self.tracker = HistoryTracker(params.history or self.default_history)
         self.score = 0.0
         self.completed = 0
