@@ -122,7 +122,7 @@ def test_eval_records_settings_and_sends_them(tmp_path: Path, monkeypatch: pytes
     with FakeServer(record=True) as srv:
         proc = CliRunner().invoke(eval_command, [
             "smartplay/hanoi-3", "--model", "openai/fake", "--base-url", srv.url + "/v1", "--episodes", "1",
-            "-T", "steps=2", "--log-dir", str(tmp_path / "runs"), "--quiet", "--cache", *args],
+            "-T", "max_steps=2", "--log-dir", str(tmp_path / "runs"), "--quiet", "--cache", *args],
             catch_exceptions=False)
         sent = [body for _, body in srv.received]
     assert proc.exit_code == 0, proc.output

@@ -172,7 +172,7 @@ async def _play(agent_name: str, model: Model, task_id: str, index: int) -> tupl
     task = get_task(task_id)
     spec = get_agent(agent_name)
     agent = spec.factory(spec.params({}), model)
-    game = task.make_game(task.params({"steps": "8"}), index)
+    game = task.make_game(task.params({"max_steps": "8"}), index)
     obs, info = game.reset(seed=100 + index)
     ledger = EpisodeLedger(task_id, index)
     CURRENT_EPISODE.set(ledger)
