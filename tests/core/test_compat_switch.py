@@ -23,25 +23,29 @@ def test_every_task_accepts_compat_true_and_false(task_id: str) -> None:
         task.params({"compat": "maybe"})
 
 
-def test_the_step_limit_has_one_name() -> None:
+def test_the_step_limit_and_the_episode_count_have_one_name() -> None:
     for task in list_tasks():
         fields = task.params_model.model_fields
-        assert "steps" not in fields, task.id
+        assert "steps" not in fields and "trials" not in fields, task.id
         if task.suite in ("smartplay", "balrog"):
             assert "max_steps" in fields, task.id
             assert task.params({"max_steps": "7"}).max_steps == 7  # type: ignore[attr-defined]
+        if "episodes" in fields:
+            assert task.episodes(task.params({"episodes": "3"})) == 3, task.id
 
 
 def test_the_old_step_name_still_works_and_says_so() -> None:
     task = get_task("smartplay/hanoi-3")
     with pytest.warns(PlaybenchDeprecation, match="'steps' is deprecated: it is now called 'max_steps'"):
         params = task.params({"steps": "5"})
-    assert params.model_dump(mode="json") == {"compat": False, "history": None, "max_steps": 5, "trials": None}
+    assert params.model_dump(mode="json") == {"compat": False, "history": None, "max_steps": 5, "episodes": None}
     with pytest.raises(PlaybenchError, match="give 'max_steps' only"):
         task.params({"steps": "5", "max_steps": "6"})
+    with pytest.warns(PlaybenchDeprecation, match="'trials' is deprecated: it is now called 'episodes'"):
+        assert task.episodes(task.params({"trials": "4"})) == 4
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # an old record's unset value is read silently
-        assert task.params({"steps": None, "compat": False}).max_steps is None
+        warnings.simplefilter("error")  # an old record's unset values are read silently
+        assert task.params({"steps": None, "trials": None, "compat": False}).max_steps is None
 
 
 @pytest.mark.parametrize(("task_id", "knobs"), [
@@ -82,7 +86,8 @@ def test_a_run_recorded_with_the_old_step_name_resumes(tmp_path: Path) -> None:
     old = only_run_dir(tmp_path / "old")
     # make it a run written before the rename: "steps" in run.json, two episodes still to play
     meta = old / "run.json"
-    meta.write_text(meta.read_text().replace('"max_steps"', '"steps"'))
+    meta.write_text(meta.read_text().replace('"max_steps"', '"steps"').replace('"episodes": null', '"trials": null'))
+    assert '"steps": 6' in meta.read_text() and '"trials": null' in meta.read_text()
     lines = (old / "episodes.jsonl").read_text().splitlines(keepends=True)
     (old / "episodes.jsonl").write_text("".join(lines[:2]))
     recorded = meta.read_bytes()

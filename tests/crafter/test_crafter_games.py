@@ -25,7 +25,7 @@ from playbench.suites.crafter.prompts import ACTIONS
 def test_registration_and_parameters():
     task = get_task("Crafter-v0")
     assert task.id == "smartplay/crafter" and task.suite == "smartplay"
-    assert task.episodes(task.params()) == 10 and task.episodes(task.params({"trials": "3"})) == 3
+    assert task.episodes(task.params()) == 10 and task.episodes(task.params({"episodes": "3"})) == 3
     assert set(task.reference_agents) == {"random", "oracle"}
     balrog = get_task("balrog/crafter/default")
     assert balrog.suite == "balrog"

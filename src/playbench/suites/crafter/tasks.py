@@ -41,7 +41,7 @@ register_task(Task(
         "10,000 steps, score = running sum of achievements unlocked (human 2680)"
     ),
     make_game=_smartplay,
-    default_episodes=lambda params: params.trials or 10,
+    default_episodes=lambda params: params.episodes or 10,
     params_model=SmartPlayCrafterParams,
     aliases=("Crafter-v0", "Crafter"),
     metrics=("score", "completion", "achievements_unlocked", "return"),
