@@ -72,7 +72,7 @@ def main() -> None:
         engine = CrafterEngine(seed=args.seed, render_images=render)
         engine.reset()
         rows.append((f"playbench engine ({'rendering' if render else 'text-only'})", _rate(engine.step, actions)))
-    game = SmartPlayCrafter(SmartPlayCrafterParams(steps=10**9))
+    game = SmartPlayCrafter(SmartPlayCrafterParams(max_steps=10**9))
     rows.append(("smartplay/crafter Game.step (text-only + descriptor)", _game_rate(game, actions, args.seed)))
     balrog = BalrogCrafter(BalrogCrafterParams(max_steps=10**9))
     rows.append(("balrog/crafter/default Game.step (text-only)", _game_rate(balrog, actions, args.seed)))

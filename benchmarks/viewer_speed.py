@@ -25,7 +25,7 @@ def main() -> None:
         log = Path(tmp) / "runs"
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-m", "playbench.cli.main", "eval", "smartplay/bandit-highlow", "-T",
-                        "steps=5", "--episodes", str(args.episodes), "--max-episodes", "64", "--log-dir", str(log),
+                        "max_steps=5", "--episodes", str(args.episodes), "--max-episodes", "64", "--log-dir", str(log),
                         "--quiet"], check=True)
         print(f"run of {args.episodes} episodes: {time.perf_counter() - t0:.1f} s")
         run_dir = next(log.iterdir())

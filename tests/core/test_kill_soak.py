@@ -20,7 +20,7 @@ ATTEMPT_KEYS = ("attempts", "requests", "cost_micro_usd")
 
 def _args(url: str) -> list[str]:
     return ["eval", "smartplay/hanoi-3", "smartplay/bandit-lowlow", "--model", "openai/fake", "--episodes", "10",
-            "-T", "steps=6", "--seed", "4", "--retry-backoff", "0", "--max-retries", "20", "--max-connections", "4",
+            "-T", "max_steps=6", "--seed", "4", "--retry-backoff", "0", "--max-retries", "20", "--max-connections", "4",
             "--base-url", url, "--quiet"]
 
 

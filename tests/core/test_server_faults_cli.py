@@ -14,7 +14,7 @@ from playbench.models.fakeserver import FakeServer
 
 NO_KEYS = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}
 PLANTED = "sk-planted-secret-0123456789"
-HANOI = ["smartplay/hanoi-3", "--model", "openai/fake", "-T", "steps=5", "--retry-backoff", "0", "--quiet"]
+HANOI = ["smartplay/hanoi-3", "--model", "openai/fake", "-T", "max_steps=5", "--retry-backoff", "0", "--quiet"]
 
 
 def _records(run: Path) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from playbench.runner.plan import EpisodeJob
 from playbench.runner.store import StoreWriteError
 
 NO_KEYS = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}
-MODEL_RUN = ["smartplay/hanoi-3", "--model", "openai/fake", "-T", "steps=3", "--retry-backoff", "0", "--quiet"]
+MODEL_RUN = ["smartplay/hanoi-3", "--model", "openai/fake", "-T", "max_steps=3", "--retry-backoff", "0", "--quiet"]
 
 
 def _lines(run: Path) -> list[dict[str, Any]]:

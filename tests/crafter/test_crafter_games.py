@@ -25,7 +25,7 @@ from playbench.suites.crafter.prompts import ACTIONS
 def test_registration_and_parameters():
     task = get_task("Crafter-v0")
     assert task.id == "smartplay/crafter" and task.suite == "smartplay"
-    assert task.episodes(task.params()) == 10 and task.episodes(task.params({"trials": "3"})) == 3
+    assert task.episodes(task.params()) == 10 and task.episodes(task.params({"episodes": "3"})) == 3
     assert set(task.reference_agents) == {"random", "oracle"}
     balrog = get_task("balrog/crafter/default")
     assert balrog.suite == "balrog"
@@ -35,7 +35,7 @@ def test_registration_and_parameters():
 
 
 def test_smartplay_score_is_the_running_sum_of_unlocked_achievements():
-    game = SmartPlayCrafter(SmartPlayCrafterParams(steps=120))
+    game = SmartPlayCrafter(SmartPlayCrafterParams(max_steps=120))
     _, info = game.reset(seed=2)
     rng = np.random.default_rng(0)
     expected, done, steps = info["score"], False, 0
@@ -110,7 +110,7 @@ def test_oracle_plays_the_tech_tree():
 
 
 def test_gymnasium_id():
-    env = gymnasium.make(gym_id("smartplay/crafter"), steps=5)
+    env = gymnasium.make(gym_id("smartplay/crafter"), max_steps=5)
     obs, info = env.reset(seed=0)
     assert obs.startswith("You see:") and "manual" in info
     obs, reward, terminated, truncated, info = env.step("Move West")
@@ -120,7 +120,7 @@ def test_gymnasium_id():
 def test_cli_runs_are_reproducible_across_processes(tmp_path):
     runs = []
     for name in ("a", "b"):  # two real processes, each with its own random hash seed
-        res = run_cli("eval", "Crafter-v0", "--agent", "random", "--episodes", "2", "--seed", "3", "-T", "steps=60",
+        res = run_cli("eval", "Crafter-v0", "--agent", "random", "--episodes", "2", "--seed", "3", "-T", "max_steps=60",
                       "--log-dir", str(tmp_path / name), "--quiet")
         assert res.returncode == 0, res.stderr
         runs.append(only_run_dir(tmp_path / name))

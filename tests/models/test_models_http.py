@@ -89,7 +89,7 @@ def test_faults_are_retried_and_counted_exactly(tmp_path: Path, provider: str, s
 def test_server_down_gives_infra_errors_then_resume_completes(tmp_path: Path) -> None:
     with FakeServer(down=True) as srv:
         proc = eval_cmd("smartplay/bandit-highlow", "--model", "openai/fake", "--base-url", srv.url + "/v1",
-                        "--episodes", "3", "-T", "steps=5", "--max-retries", "2", "--retry-backoff", "0.01",
+                        "--episodes", "3", "-T", "max_steps=5", "--max-retries", "2", "--retry-backoff", "0.01",
                         "--log-dir", str(tmp_path), "--quiet")
         assert srv.stats.requests == 3 * 3  # every episode: 1 try + 2 retries, then infra-error
     assert proc.returncode == 1
@@ -115,7 +115,7 @@ def _strip(records: list[dict]) -> list[dict]:
 
 
 def test_kill_9_then_resume_matches_uninterrupted_run(tmp_path: Path) -> None:
-    args = ["smartplay/hanoi-3", "smartplay/rps-basic", "--model", "openai/fake", "--episodes", "4", "-T", "steps=12",
+    args = ["smartplay/hanoi-3", "smartplay/rps-basic", "--model", "openai/fake", "--episodes", "4", "-T", "max_steps=12",
             "--max-connections", "2", "--quiet"]
     with FakeServer(latency=0.03) as srv:
         base = ["--base-url", srv.url + "/v1"]
@@ -149,16 +149,16 @@ def test_api_key_never_written(tmp_path: Path) -> None:
     env = _env(OPENAI_API_KEY=PLANTED, ANTHROPIC_API_KEY=PLANTED + "-a")
     with FakeServer() as srv:
         ok = eval_cmd("smartplay/bandit-highlow", "--model", "openai/fake", "--base-url", srv.url + "/v1",
-                      "--episodes", "2", "-T", "steps=3", "--log-dir", str(tmp_path / "ok"), env=env)
+                      "--episodes", "2", "-T", "max_steps=3", "--log-dir", str(tmp_path / "ok"), env=env)
         assert ok.returncode == 0, ok.stderr
         assert srv.stats.auth[f"Bearer {PLANTED}"] == 6  # the key did travel, in the header only
     with FakeServer(reject_auth=True) as srv:
         bad = eval_cmd("smartplay/bandit-highlow", "--model", "openai/fake", "--base-url", srv.url + "/v1",
-                       "--episodes", "2", "-T", "steps=3", "--log-dir", str(tmp_path / "bad"), env=env)
+                       "--episodes", "2", "-T", "max_steps=3", "--log-dir", str(tmp_path / "bad"), env=env)
         assert srv.stats.faults["auth"] == 2  # a 401 is not retried
     with FakeServer(reject_auth=True) as srv:
         anth = invoke("smartplay/bandit-highlow", "--model", "anthropic/fake", "--base-url", srv.url,
-                      "--episodes", "1", "-T", "steps=3", "--log-dir", str(tmp_path / "anth"), env=env)
+                      "--episodes", "1", "-T", "max_steps=3", "--log-dir", str(tmp_path / "anth"), env=env)
         assert srv.stats.auth[PLANTED + "-a"] == 1
     assert bad.returncode == 1 and anth.exit_code == 1
     errors = [e["error"] for e in episodes_of(run_dir_of(tmp_path / "bad"))]
@@ -172,7 +172,7 @@ def test_api_key_never_written(tmp_path: Path) -> None:
 
 def test_cache_answers_repeat_runs_without_requests(tmp_path: Path) -> None:
     env = _env(PLAYBENCH_CACHE_DIR=str(tmp_path / "cache"))
-    args = ["smartplay/hanoi-3", "--model", "openai/fake", "--episodes", "2", "-T", "steps=6", "--cache",
+    args = ["smartplay/hanoi-3", "--model", "openai/fake", "--episodes", "2", "-T", "max_steps=6", "--cache",
             "-M", "temperature=0", "--quiet"]
     with FakeServer() as srv:
         first = invoke(*args, "--base-url", srv.url + "/v1", "--log-dir", str(tmp_path / "a"), env=env)

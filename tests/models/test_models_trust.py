@@ -111,7 +111,8 @@ def test_cache_key_holds_everything_that_can_change_an_answer() -> None:
                {"messages": ASK[:1]}, {"episode": None}, {"episode": {**where, "task": "t/y"}},
                {"episode": {**where, "index": 1}}, {"episode": {**where, "seed": 8}}, {"episode": {**where, "call": 1}}]
     settings = {"temperature": 1.0, "max_tokens": 9, "top_p": 0.5, "seed": 3, "stop": ["X"], "context_window": 99,
-                "script": "s.json", "invalid_rate": 0.5, "latency": 1.0}
+                "script": "s.json", "invalid_rate": 0.5, "latency": 1.0, "top_k": 5, "reasoning_effort": "high",
+                "max_completion_tokens": 9}
     assert set(settings) == set(GenerateConfig.model_fields) - {"price_input", "price_output"}
     changed += [{"config": GenerateConfig(**{k: v})} for k, v in settings.items()]
     keys = [cache_key(**{**base, **change}) for change in changed]
@@ -171,7 +172,7 @@ async def _play(agent_name: str, model: Model, task_id: str, index: int) -> tupl
     task = get_task(task_id)
     spec = get_agent(agent_name)
     agent = spec.factory(spec.params({}), model)
-    game = task.make_game(task.params({"steps": "8"}), index)
+    game = task.make_game(task.params({"max_steps": "8"}), index)
     obs, info = game.reset(seed=100 + index)
     ledger = EpisodeLedger(task_id, index)
     CURRENT_EPISODE.set(ledger)

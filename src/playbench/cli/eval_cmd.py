@@ -188,15 +188,19 @@ def _resumed(store: RunStore, given: set[str], tasks: tuple[str, ...], agent: st
              ) -> tuple[RunConfig, dict[str, Any]]:
     """The recorded config and settings of a run, after checking what the command line asks to change."""
     recorded = store.meta.config
+    current = []  # the recorded parameters under today's names (a run may predate a rename)
     for spec in recorded.tasks:  # the data may have changed since the run began
         task = get_task(spec.id)
-        task.validate_inputs(task.params(spec.params))
+        params = task.params(spec.params)
+        task.validate_inputs(params)
+        current.append(spec.model_copy(update={"params": params.model_dump(mode="json")}))
     if given & (IDENTITY.keys() | REFUSED.keys()):
         asked = build_config(
             tasks or tuple(t.id for t in recorded.tasks), agent if "agent" in given else recorded.agent,
             model if "model" in given else recorded.model, episodes, seed if "seed" in given else recorded.seed,
             task_args, agent_args, model_args)
-        check_identity(recorded, asked, given, (bool(store.meta.settings.get("cache")), cache))
+        check_identity(recorded.model_copy(update={"tasks": current}), asked, given,
+                       (bool(store.meta.settings.get("cache")), cache))
     defaults = {"base_url": None, "max_connections": 8, "max_episodes": None, "max_retries": 6, "timeout": 120.0,
                 "retry_backoff": 1.0, "max_connect_failures": 5, "cache": False}
     settings, changed = apply_settings({**defaults, **store.meta.settings}, new_settings)

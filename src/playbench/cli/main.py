@@ -3,10 +3,13 @@
 import importlib
 import importlib.util
 import sys
+import warnings
+from typing import Any
 
 import click
 
 from playbench.core.errors import PlaybenchError
+from playbench.core.params import PlaybenchDeprecation
 from playbench.report.inert import inert_text as safe_text
 
 # command name -> module under playbench.cli holding a click command called ``command``
@@ -48,8 +51,21 @@ def cli() -> None:
     """playbench: evaluate LLM/VLM agents on MANGO, GRASP, SmartPlay and BALROG."""
 
 
+_show_warning = warnings.showwarning
+
+
+def _show(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
+          line: str | None = None) -> None:
+    """Deprecation notices as one plain line on stderr; other warnings as Python shows them."""
+    if issubclass(category, PlaybenchDeprecation):
+        click.echo(f"warning: {safe_text(str(message))}", err=True)
+    else:
+        _show_warning(message, category, filename, lineno, file, line)
+
+
 def main() -> None:
     """Run the CLI; user errors become one line on stderr and exit code 2."""
+    warnings.showwarning = _show
     try:
         cli.main(standalone_mode=False)
     except PlaybenchError as exc:

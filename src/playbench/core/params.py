@@ -1,18 +1,71 @@
 """Typed task/agent parameters given as ``key=value`` strings on the command line."""
 
+import warnings
 from pathlib import Path
 from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
 
 from playbench.core.errors import PlaybenchError
 
 
+class PlaybenchDeprecation(UserWarning):
+    """A deprecated parameter name was used (it still works; the CLI prints the message as one line)."""
+
+
+_BOOL = TypeAdapter(bool)
+
+
 class Params(BaseModel):
-    """Base for parameter models: unknown keys are errors, values are validated and frozen."""
+    """Base for parameter models: unknown keys are errors, values are validated and frozen.
+
+    ``renamed`` maps old parameter names to current ones: the old name is still accepted (run records
+    written before the rename hold it) with a :class:`PlaybenchDeprecation` warning, and is stored under
+    the new name. ``compat_values`` are the suite knobs that ``compat=true`` sets to the original's
+    values, unless given explicitly (an explicit value wins).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    renamed: ClassVar[dict[str, str]] = {}
+    compat_values: ClassVar[dict[str, Any]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names_and_compat(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not (cls.renamed or cls.compat_values):
+            return data
+        data = rename_deprecated(cls.renamed, data)
+        if cls.compat_values and _is_true(data.get("compat")):
+            data = {**cls.compat_values, **data}
+        return data
+
+
+def _is_true(value: Any) -> bool:
+    """Whether a raw ``compat`` value means true (a bad value is left for validation to report)."""
+    try:
+        return value is not None and _BOOL.validate_python(value)
+    except ValidationError:
+        return False
+
+
+def rename_deprecated(renamed: dict[str, str], data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with old parameter names replaced by the current ones (warning when a value is given).
+
+    An old and a new name given with different values is a PlaybenchError.
+    """
+    out = dict(data)
+    for old, new in renamed.items():
+        if old not in out:
+            continue
+        value = out.pop(old)
+        if new in out and out[new] != value and value is not None:
+            raise PlaybenchError(f"parameters {old!r} and {new!r} are the same setting; give {new!r} only")
+        if value is not None:
+            warnings.warn(f"parameter {old!r} is deprecated: it is now called {new!r}", PlaybenchDeprecation,
+                          stacklevel=2)
+        out.setdefault(new, value)
+    return out
 
 
 def _must_exist(value: str) -> str:
@@ -66,7 +119,7 @@ def valid_keys(model: type[BaseModel]) -> str:
 
 def build_params(model: type[Params], values: dict[str, Any], owner: str) -> Params:
     """Validate ``values`` against ``model``; any problem becomes a one-line PlaybenchError."""
-    unknown = [k for k in values if k not in model.model_fields]
+    unknown = [k for k in values if k not in model.model_fields and k not in model.renamed]
     if unknown:
         raise PlaybenchError(f"unknown parameter {unknown[0]!r} for {owner}; valid keys: {valid_keys(model)}")
     try:

@@ -1,12 +1,52 @@
 """A Task: a named benchmark unit that knows its parameters, episode count and how to build games."""
 
+import contextlib
+import importlib
+import io
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.game import Game
 from playbench.core.params import NoParams, Params, build_params
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An optional engine a task needs: the modules that must import, and the command that installs them."""
+
+    name: str
+    modules: tuple[str, ...]
+    install: str
+
+
+@cache
+def import_problem(module: str) -> str | None:
+    """Why ``module`` cannot be imported (None if it can).
+
+    Imported for real, once per process (games import it next anyway): a package that is present but
+    broken counts as missing. Engines' import-time notices are kept off the terminal.
+    """
+    try:
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            importlib.import_module(module)
+    except (ImportError, OSError) as exc:  # OSError: a shared library that does not load
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def check_engine(task_id: str, engine: "Engine") -> None:
+    """Refuse a task whose engine does not import: one line with the install command (PlaybenchError)."""
+    for module in engine.modules:
+        problem = import_problem(module)
+        if problem is not None:
+            raise PlaybenchError(f"{task_id} needs {engine.name}, which is not installed ({problem}); "
+                                 f"install it with: {engine.install}")
 
 
 @dataclass(frozen=True)
@@ -35,6 +75,8 @@ class Task:
     episode_limit: Callable[[Any], int | None] | None = None
     #: A line ``eval`` prints beside the task when a run starts (e.g. which data source it reads).
     note: Callable[[Any], str | None] | None = None
+    #: The optional engine the task's games run on (None: pure Python, always there).
+    engine: Engine | None = None
 
     @property
     def suite(self) -> str:
@@ -46,7 +88,9 @@ class Task:
         return build_params(self.params_model, dict(values or {}), self.id)
 
     def validate_inputs(self, params: Params) -> None:
-        """Refuse bad data files up front (see ``check_inputs``)."""
+        """Refuse a missing engine and bad data files up front (see ``engine`` and ``check_inputs``)."""
+        if self.engine is not None:
+            check_engine(self.id, self.engine)
         if self.check_inputs is not None:
             self.check_inputs(params)
 

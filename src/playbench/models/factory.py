@@ -6,7 +6,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from playbench.core.errors import PlaybenchError
-from playbench.core.params import build_params
 from playbench.models.model import Model, ModelSettings
 from playbench.models.providers.anthropic import AnthropicProvider
 from playbench.models.providers.base import Provider, split_credentials
@@ -14,7 +13,7 @@ from playbench.models.providers.google import GoogleProvider
 from playbench.models.providers.mock import MockProvider
 from playbench.models.providers.openai import OpenAIProvider
 from playbench.models.redact import redact, register_secret
-from playbench.models.types import GenerateConfig
+from playbench.models.types import MOCK_KEYS, build_generate_config
 
 #: provider -> (default base URL, URL environment variable, key environment variables, fallback key)
 PROVIDERS: dict[str, tuple[str, str | None, tuple[str, ...], str | None]] = {
@@ -42,9 +41,8 @@ def create_model(name: str, params: Mapping[str, Any] | None = None, settings: M
     """Build the Model for ``provider/name`` with ``-M`` settings ``params``."""
     settings = settings or ModelSettings()
     provider_name, model = parse_model_name(name)
-    config = build_params(GenerateConfig, dict(params or {}), f"model {name}")
-    assert isinstance(config, GenerateConfig)
-    if provider_name != "mock" and (config.script or config.invalid_rate or config.latency):
+    config = build_generate_config(dict(params or {}), f"model {name}")
+    if provider_name != "mock" and any(getattr(config, k) for k in MOCK_KEYS):
         raise PlaybenchError("-M script, invalid_rate and latency are settings of the mock provider only")
     if settings.max_connections < 1 or settings.max_retries < 0 or settings.timeout <= 0:
         raise PlaybenchError("--max-connections must be >= 1, --max-retries >= 0 and --timeout > 0")
@@ -55,6 +53,7 @@ def create_model(name: str, params: Mapping[str, Any] | None = None, settings: M
         provider = MockProvider(model, config)
     else:
         provider = _http_provider(name, provider_name, model, settings)
+    provider.check_config(config)
     return Model(name, provider, config, settings)
 
 

@@ -13,7 +13,8 @@ given in order with ``sequence``):
   (raw bytes that are not UTF-8), ``echo-key`` (the credentials received, in the text and the
   reasoning), ``odd`` (NUL, ANSI escapes, rich markup), ``huge`` (10 MB of text).
 
-Every request, fault and delivered answer is counted, so tests can check exact accounting (hostile
+Every request, fault and delivered answer is counted (and with ``record=True`` every request's path and
+decoded body kept in ``received``), so tests can check exact accounting (hostile
 well-formed answers count both as a fault and as an answer).
 
 Run standalone: ``python -m playbench.models.fakeserver --port 0 --latency 0.2`` prints ``PORT <n>``.
@@ -69,8 +70,11 @@ class FakeServer:
     def __init__(self, latency: float = 0.0, faults: dict[str, float] | None = None, unusable_rate: float = 0.0,
                  seed: int = 0, retry_after: str = "0", slow_seconds: float = 5.0, down: bool = False,
                  port: int = 0, reject_auth: bool = False, fast_loop: bool = False,
-                 sequence: list[str | None] | None = None, shapes: list[str] | None = None) -> None:
+                 sequence: list[str | None] | None = None, shapes: list[str] | None = None,
+                 record: bool = False) -> None:
         self.latency = latency
+        self.record = record  # keep every request's path and decoded body in ``received`` (tests)
+        self.received: list[tuple[str, Any]] = []
         self.faults = dict(faults or {})
         self.sequence = list(sequence or [])  # faults of the first requests, in order (None: a normal answer)
         unknown = (set(self.faults) | set(self.sequence)) - set(FAULTS) - {None}
@@ -190,6 +194,11 @@ class FakeServer:
                        body: bytes) -> bool:
         stats = self.stats
         stats.requests += 1
+        if self.record:
+            try:
+                self.received.append((path, json.loads(body)))
+            except ValueError:
+                self.received.append((path, body))
         for name in ("authorization", "x-api-key", "x-goog-api-key"):
             if name in headers:
                 stats.auth[headers[name]] += 1

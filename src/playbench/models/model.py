@@ -119,7 +119,7 @@ class Model:
         window = self.config.context_window
         if not window:
             return True
-        return self.count_tokens(messages) + (self.config.max_tokens or 0) <= window
+        return self.count_tokens(messages) + (self.config.output_budget() or 0) <= window
 
     def usage(self, output: ModelOutput) -> dict[str, int]:
         """``Decision.usage`` for one answer, with cost when a price is known (0 for a cache hit)."""

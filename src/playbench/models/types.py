@@ -1,14 +1,16 @@
 """Provider-neutral message, request and answer types shared by every provider."""
 
 import base64
+import difflib
 import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import field_validator
+from pydantic import ConfigDict, field_validator
 
-from playbench.core.params import Params
+from playbench.core.errors import PlaybenchError
+from playbench.core.params import Params, build_params, valid_keys
 
 
 @dataclass(frozen=True)
@@ -60,14 +62,47 @@ class Message:
         return out
 
 
+#: Typed settings sent to providers (each provider maps them to its own names); listed in this order.
+WIRE_KEYS = ("temperature", "max_tokens", "top_p", "seed", "stop", "top_k", "reasoning_effort",
+             "max_completion_tokens")
+#: Typed settings added after records began: left out of cache keys while unset, so keys stay the same.
+_LATER_KEYS = ("top_k", "reasoning_effort", "max_completion_tokens")
+#: Settings of the mock provider only.
+MOCK_KEYS = ("script", "invalid_rate", "latency")
+
+
+def parse_value(text: Any) -> Any:
+    """A ``-M`` value of a setting playbench does not know, parsed.
+
+    JSON when it parses (numbers, booleans, lists, objects, null), else the text itself.
+    """
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 class GenerateConfig(Params):
-    """Generation settings given with ``-M key=value`` (all optional; ``None`` = provider default)."""
+    """Generation settings given with ``-M key=value`` (all optional; ``None`` = provider default).
+
+    Known keys are validated by type; any other key is a provider setting passed through as given
+    (its value parsed by :func:`parse_value`) and kept in ``model_extra`` (see :meth:`extras`).
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     temperature: float | None = None
     max_tokens: int | None = None
     top_p: float | None = None
     seed: int | None = None
     stop: list[str] | None = None
+    top_k: int | None = None
+    #: Reasoning models: ``minimal``, ``low``, ``medium``, ``high`` … (the provider decides what it accepts).
+    reasoning_effort: str | None = None
+    #: OpenAI's budget for reasoning plus answer tokens (reasoning models refuse ``max_tokens``).
+    max_completion_tokens: int | None = None
     #: Context window in tokens: prompts are trimmed (oldest history first) to fit it.
     context_window: int | None = None
     #: Prices in USD per million tokens; with them usage also carries ``cost_micro_usd``.
@@ -90,14 +125,53 @@ class GenerateConfig(Params):
             return [text]
         return value
 
+    def extras(self) -> dict[str, Any]:
+        """The provider settings playbench does not know, as given (values parsed), in key order."""
+        return dict(sorted((self.model_extra or {}).items()))
+
     def cache_identity(self) -> dict[str, Any]:
-        """Every setting that can change an answer (all but the prices), for cache keys."""
-        return self.model_dump(mode="json", exclude={"price_input", "price_output"})
+        """Every setting that can change an answer (all but the prices), for cache keys.
+
+        Settings added later appear only when set, and unknown ones under ``extra`` only when given, so a
+        configuration that could be written before keeps its cache entries.
+        """
+        out = self.model_dump(mode="json", exclude={"price_input", "price_output", *_LATER_KEYS,
+                                                    *(self.model_extra or {})})
+        out.update({k: getattr(self, k) for k in _LATER_KEYS if getattr(self, k) is not None})
+        if self.model_extra:
+            out["extra"] = self.extras()
+        return out
 
     def wire(self) -> dict[str, Any]:
-        """The settings that go to a provider."""
-        keys = ("temperature", "max_tokens", "top_p", "seed", "stop")
-        return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
+        """The typed settings that are set, under playbench's names (providers rename them)."""
+        return {k: getattr(self, k) for k in WIRE_KEYS if getattr(self, k) is not None}
+
+    def output_budget(self) -> int | None:
+        """The answer's token budget: ``max_tokens``, else ``max_completion_tokens``."""
+        return self.max_tokens if self.max_tokens is not None else self.max_completion_tokens
+
+
+def build_generate_config(values: dict[str, Any], owner: str) -> GenerateConfig:
+    """Validate ``-M`` settings: known keys by type, unknown ones parsed and passed through.
+
+    A key that looks like a misspelt known one (``temprature``) is refused rather than sent.
+    """
+    known = GenerateConfig.model_fields
+    for key in values:
+        if key in known:
+            continue
+        if not key or not key.replace("_", "").replace("-", "").isalnum():
+            raise PlaybenchError(f"bad setting name {key!r} for {owner}: letters, digits, _ and - only")
+        close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.8)
+        if close:
+            raise PlaybenchError(f"unknown parameter {key!r} for {owner}: did you mean {close[0]!r}? "
+                                 f"valid keys: {valid_keys(GenerateConfig)}; other keys go to the provider as given")
+    typed = {k: v for k, v in values.items() if k in known}
+    config = build_params(GenerateConfig, typed, owner)
+    extra = {k: parse_value(v) for k, v in values.items() if k not in known}
+    if not extra:
+        return config  # type: ignore[return-value]
+    return GenerateConfig.model_validate({**typed, **extra})
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Anthropic Messages API."""
 
-from typing import Any
+from typing import Any, ClassVar
 
 from playbench.models.providers.base import (
     Provider,
@@ -42,17 +42,23 @@ class AnthropicProvider(Provider):
     """``POST {base}/v1/messages`` with ``x-api-key``."""
 
     name = "anthropic"
+    reserved = ("model", "messages", "stream", "system")
+    unsupported: ClassVar[dict[str, str]] = {"reasoning_effort": "give extended thinking as -M 'thinking={\"type\": \"enabled\", "
+                                       "\"budget_tokens\": 2048}'"}
 
     def body(self, messages: list[Message], config: GenerateConfig) -> dict[str, Any]:
         """The request body."""
         system, turns = wire_request(messages)
         body: dict[str, Any] = {"model": self.model, "messages": turns,
-                                "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS}
+                                "max_tokens": config.output_budget() or DEFAULT_MAX_TOKENS}
         if system:
             body["system"] = system
-        for ours, theirs in (("temperature", "temperature"), ("top_p", "top_p"), ("stop", "stop_sequences")):
+        # seed: the Messages API has none (not sent, as before: runs recorded with it still resume)
+        for ours, theirs in (("temperature", "temperature"), ("top_p", "top_p"), ("top_k", "top_k"),
+                             ("stop", "stop_sequences")):
             if getattr(config, ours) is not None:
                 body[theirs] = getattr(config, ours)
+        body.update(config.extras())
         return body
 
     def request(self, messages: list[Message], config: GenerateConfig) -> tuple[str, dict[str, str], dict[str, Any]]:

@@ -9,7 +9,7 @@ import base64
 import json
 import math
 import re
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import orjson
@@ -84,6 +84,20 @@ class Provider:
     def auth_headers(self) -> dict[str, str]:
         """Headers of the URL's basic authentication (providers add their key header)."""
         return {"Authorization": self.basic_auth} if self.basic_auth else {}
+
+    #: body keys playbench writes itself: a ``-M`` setting of that name would replace the request
+    reserved: tuple[str, ...] = ("model", "messages", "stream")
+    #: typed settings the provider's API has no place for: refused before the run, with a hint
+    unsupported: ClassVar[dict[str, str]] = {}
+
+    def check_config(self, config: GenerateConfig) -> None:
+        """Refuse, before a run, ``-M`` settings this provider cannot send (PlaybenchError, one line)."""
+        for key in config.extras():
+            if key in self.reserved:
+                raise PlaybenchError(f"-M {key} cannot be set: playbench writes {key!r} of the {self.name} request")
+        for key, hint in self.unsupported.items():
+            if getattr(config, key) is not None:
+                raise PlaybenchError(f"-M {key} is not a setting of the {self.name} API; {hint}")
 
     def request(self, messages: list[Message], config: GenerateConfig) -> tuple[str, dict[str, str], dict[str, Any]]:
         """(URL, headers, JSON body) of one attempt."""

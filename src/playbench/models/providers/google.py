@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from playbench.core.errors import PlaybenchError
 from playbench.models.providers.base import (
     Provider,
     as_object,
@@ -39,15 +40,28 @@ class GoogleProvider(Provider):
     """``POST {base}/v1beta/models/{model}:generateContent`` with ``x-goog-api-key``."""
 
     name = "google"
+    #: top-level keys playbench writes (``-M`` extras go inside ``generationConfig``)
+    reserved = ("contents", "systemInstruction", "generationConfig")
+
+    def check_config(self, config: GenerateConfig) -> None:
+        """Also refuse ``reasoning_effort`` beside a ``thinkingConfig`` of one's own (one would be lost)."""
+        super().check_config(config)
+        if config.reasoning_effort is not None and "thinkingConfig" in config.extras():
+            raise PlaybenchError("-M reasoning_effort and -M thinkingConfig both set Gemini's thinkingConfig: give one")
 
     def body(self, messages: list[Message], config: GenerateConfig) -> dict[str, Any]:
         """The request body."""
         body = wire_request(messages)
         gen: dict[str, Any] = {}
-        for ours, theirs in (("temperature", "temperature"), ("max_tokens", "maxOutputTokens"), ("top_p", "topP"),
+        for ours, theirs in (("temperature", "temperature"), ("top_p", "topP"), ("top_k", "topK"),
                              ("seed", "seed"), ("stop", "stopSequences")):
             if getattr(config, ours) is not None:
                 gen[theirs] = getattr(config, ours)
+        if config.output_budget() is not None:
+            gen["maxOutputTokens"] = config.output_budget()
+        if config.reasoning_effort is not None:
+            gen["thinkingConfig"] = {"thinkingLevel": config.reasoning_effort}
+        gen.update(config.extras())  # Google's own names, e.g. responseMimeType, thinkingConfig
         if gen:
             body["generationConfig"] = gen
         return body

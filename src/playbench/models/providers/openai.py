@@ -37,7 +37,8 @@ class OpenAIProvider(Provider):
     def body(self, messages: list[Message], config: GenerateConfig) -> dict[str, Any]:
         """The request body."""
         body: dict[str, Any] = {"model": self.model, "messages": wire_messages(messages)}
-        body.update(config.wire())
+        body.update(config.wire())  # the typed settings keep their names on this API
+        body.update(config.extras())
         return body
 
     def request(self, messages: list[Message], config: GenerateConfig) -> tuple[str, dict[str, str], dict[str, Any]]:

@@ -13,6 +13,7 @@ from playbench.core.registry import _TASKS, register_group, register_task
 from playbench.core.task import Task
 from playbench.suites.balrog.params import BalrogParams, TextWorldParams
 from playbench.suites.balrog.protocol import ENVS, episodes_for
+from playbench.suites.engines import BABYAI, TEXTWORLD
 
 BABYAI_TASKS: tuple[str, ...] = ("goto", "pickup", "open", "putnext", "pick_up_seq_go_to")
 TEXTWORLD_TASKS: tuple[str, ...] = ("treasure_hunter", "the_cooking_game", "coin_collector")
@@ -43,6 +44,7 @@ def _babyai(kind: str) -> Task:
         aliases=(f"BabyAI-MixedTrainLocal-v0/{kind}",),
         reference_agents=("random", "oracle"),
         tags=("balrog", "babyai"),
+        engine=BABYAI,
     )
 
 
@@ -63,6 +65,7 @@ def _textworld(name: str) -> Task:
         params_model=TextWorldParams,
         reference_agents=("random", "oracle"),
         tags=("balrog", "textworld"),
+        engine=TEXTWORLD,
     )
 
 

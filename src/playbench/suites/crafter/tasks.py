@@ -13,6 +13,7 @@ from playbench.core.registry import register_task
 from playbench.core.task import Task
 from playbench.suites.balrog.protocol import episodes_for
 from playbench.suites.crafter.params import BalrogCrafterParams, SmartPlayCrafterParams
+from playbench.suites.engines import CRAFTER
 
 
 def _games() -> Any:
@@ -40,12 +41,13 @@ register_task(Task(
         "10,000 steps, score = running sum of achievements unlocked (human 2680)"
     ),
     make_game=_smartplay,
-    default_episodes=lambda params: params.trials or 10,
+    default_episodes=lambda params: params.episodes or 10,
     params_model=SmartPlayCrafterParams,
     aliases=("Crafter-v0", "Crafter"),
     metrics=("score", "completion", "achievements_unlocked", "return"),
     reference_agents=("random", "oracle"),
     tags=("smartplay", "crafter"),
+    engine=CRAFTER,
 ))
 
 register_task(Task(
@@ -60,4 +62,5 @@ register_task(Task(
     metrics=("score", "progression", "achievements_unlocked"),
     reference_agents=("random", "oracle"),
     tags=("balrog", "crafter"),
+    engine=CRAFTER,
 ))

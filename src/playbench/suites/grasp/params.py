@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from playbench.core.params import ExistingPath, Params
 from playbench.suites.grasp.grid import DISTRIBUTIONS, OBSTACLES, STARTS
@@ -46,8 +46,16 @@ def parse_indices(value: str) -> tuple[int, ...] | None:
 
 
 class GraspParams(Params):
-    """Parameters of ``grasp/energy`` and ``grasp/energy-interactive``."""
+    """Parameters of ``grasp/energy`` and ``grasp/energy-interactive``.
 
+    ``compat=true`` sets the knobs to the original's behaviour unless they are given: the score rule that
+    reproduces Table 1, the original greedy planner, and the skew axes of the official files. It is not
+    recorded itself: the knobs say it all.
+    """
+
+    compat_values = {"scoring": "compat", "planner": "compat", "skew_axes": "official"}
+
+    compat: bool = Field(False, exclude=True)
     data: ExistingPath | None = None
     distribution: str = "all"
     obstacle: str = "all"

@@ -4,6 +4,7 @@ import random
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import Field
 
 from playbench.core.game import Game
 from playbench.core.params import ExistingPath, Params
@@ -15,8 +16,15 @@ DEFAULT_PROCEDURAL_EPISODES = 20
 
 
 class MangoParams(Params):
-    """``-T`` parameters of ``mango/df`` and ``mango/rf``."""
+    """``-T`` parameters of ``mango/df`` and ``mango/rf``.
 
+    ``compat=true`` means ``mode=compat`` (the official evaluator) unless ``mode`` is given; ``cutoff`` and
+    ``prompt`` already default to the release's. It is not recorded itself: ``mode`` says it all.
+    """
+
+    compat_values = {"mode": "compat"}
+
+    compat: bool = Field(False, exclude=True)
     data: ExistingPath | None = None  # an official data folder (one sub-folder per game); default: procedural mazes
     games: str | None = None  # comma-separated game names to keep (data only)
     cutoff: Literal["release", "paper"] = "release"

@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from pydantic import Field
 
 from playbench.core.game import Game
 from playbench.core.params import ExistingPath, Params
@@ -23,8 +24,13 @@ MAX_NON_MOVES = 6
 
 
 class MinigameParams(Params):
-    """``-T`` parameters of ``mango/minigame``."""
+    """``-T`` parameters of ``mango/minigame``.
 
+    ``compat`` is accepted for uniformity and changes nothing: the original task set was never released,
+    this is a reconstruction with no original behaviour to reproduce (so it is not recorded).
+    """
+
+    compat: bool = Field(False, exclude=True)
     data: ExistingPath | None = None
     games: str | None = None
     hint: bool = False  # add the "small local map info" sentence

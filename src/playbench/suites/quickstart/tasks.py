@@ -11,7 +11,7 @@ MEMBERS: list[tuple[str, dict]] = [
     ("grasp/energy", {"episodes": 8}),
     ("smartplay/messenger-2", {"episodes": 3}),
     ("smartplay/minecraft-forest", {"episodes": 2}),
-    ("smartplay/crafter", {"episodes": 1, "params": {"steps": 200}}),
+    ("smartplay/crafter", {"episodes": 1, "params": {"max_steps": 200}}),
     ("balrog/babyai/goto", {"episodes": 3}),
     ("balrog/babaisai/goto_win", {"episodes": 3}),
     ("balrog/crafter/default", {"episodes": 1, "params": {"max_steps": 200}}),

@@ -12,14 +12,18 @@ from playbench.suites.smartplay.history import HistoryTracker
 class SmartPlayParams(Params):
     """Parameters common to SmartPlay tasks.
 
-    ``compat`` reproduces the original code, bugs included; ``history``/``steps``/``trials`` default to
-    the original code's values (``history`` may be set to the paper's values, e.g. 30 for Hanoi).
+    ``compat`` reproduces the original code, bugs included; ``history``/``max_steps``/``episodes`` default
+    to the original code's values (``history`` may be set to the paper's values, e.g. 30 for Hanoi).
+    ``max_steps`` is the step limit, named as in BALROG, and ``episodes`` the default episode count (the
+    original's trials), named as in MANGO; the old names ``steps`` and ``trials`` still work.
     """
+
+    renamed = {"steps": "max_steps", "trials": "episodes"}
 
     compat: bool = False
     history: int | None = None
-    steps: int | None = None
-    trials: int | None = None
+    max_steps: int | None = None
+    episodes: int | None = None
 
 
 class SmartPlayGame(Game):
@@ -33,7 +37,7 @@ class SmartPlayGame(Game):
         super().__init__()
         self.params = params
         self.compat = params.compat
-        self.max_steps = params.steps or self.default_steps
+        self.max_steps = params.max_steps or self.default_steps
         self.tracker = HistoryTracker(params.history or self.default_history)
         self.score = 0.0
         self.completed = 0

@@ -9,7 +9,7 @@ from playbench.suites.smartplay.rps import RPSGame
 
 
 def _trials(default: int):
-    return lambda params: params.trials or default
+    return lambda params: params.episodes or default
 
 
 _BANDIT_IDS = {

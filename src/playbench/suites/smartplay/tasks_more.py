@@ -24,7 +24,7 @@ class MessengerParams(SmartPlayParams):
 
 
 def _trials(default: int):
-    return lambda params: params.trials or default
+    return lambda params: params.episodes or default
 
 
 def _messenger(params: Any, index: int, level: int) -> Game:

@@ -13,11 +13,9 @@ from types import ModuleType
 from typing import Any
 
 from playbench.core.errors import PlaybenchError
+from playbench.suites.engines import NETHACK_INSTALL
 
-INSTALL_HINT = (
-    "the NetHack/MiniHack engine is not installed: run scripts/setup.sh or "
-    "`pip install balrog-nle==0.9.0 gym==0.23.0` then `pip install --no-deps minihack==0.1.6`"
-)
+INSTALL_HINT = f"the NetHack/MiniHack engine is not installed: run scripts/setup.sh or `{NETHACK_INSTALL}`"
 
 #: The NLE observation keys BALROG asks MiniHack for.
 MINIHACK_OBS_KEYS = ("glyphs", "blstats", "tty_chars", "inv_letters", "inv_strs", "tty_cursor", "tty_colors")

@@ -4,6 +4,7 @@ from playbench.core.registry import register_task
 from playbench.core.task import Task
 from playbench.suites.balrog.nle.game import BoxobanGame, BoxobanParams, NavigationGame, NLEGame, NLEParams
 from playbench.suites.balrog.protocol import episodes_for
+from playbench.suites.engines import NETHACK
 
 MINIHACK_STEPS = 100
 NETHACK_STEPS = 100_000
@@ -54,6 +55,7 @@ for _name, (_env_id, _kind) in MINIHACK_TASKS.items():
             reference_agents=("random", "oracle") if _kind in ("boxoban", "navigation") else ("random",),
             tags=("balrog", "minihack", "nethack-engine"),
             check_inputs=_level_check(_env_id) if _kind == "boxoban" else None,
+            engine=NETHACK,
         )
     )
 
@@ -68,5 +70,6 @@ register_task(
         metrics=("score", "completion"),
         reference_agents=("random",),
         tags=("balrog", "nle", "nethack-engine"),
+        engine=NETHACK,
     )
 )
