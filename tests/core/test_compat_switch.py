@@ -67,14 +67,20 @@ def test_compat_sets_the_suite_knobs_unless_given(task_id: str, knobs: dict[str,
 
 
 def test_eval_quickstart_with_compat_true(tmp_path: Path) -> None:
-    res = run_cli("eval", "quickstart", "-T", "compat=true", "--episodes", "1", "--quiet", "--log-dir", str(tmp_path))
+    # compat needs Messenger's official sentences (a data set given by path): without them the run is refused
+    # before it exists, naming that need, not an unknown parameter
+    refused = run_cli("eval", "quickstart", "-T", "compat=true", "--quiet", "--log-dir", str(tmp_path))
+    assert refused.returncode == 2 and "messenger_text" in refused.stderr and not any(tmp_path.iterdir())
+    from playbench.suites.quickstart.tasks import MEMBERS
+
+    others = [task for task, _ in MEMBERS if "messenger" not in task and "crafter" not in task]  # crafter: slow
+    res = run_cli("eval", *others, "-T", "compat=true", "--episodes", "1", "--quiet", "--log-dir", str(tmp_path))
     assert res.returncode == 0, res.stderr
     run = only_run_dir(tmp_path)
     config = json.loads((run / "run.json").read_text())["config"]
     params = {t["id"]: t["params"] for t in config["tasks"]}
     assert params["smartplay/hanoi-3"]["compat"] is True and params["balrog/babyai/goto"]["compat"] is True
     assert params["mango/df"]["mode"] == "compat" and params["grasp/energy"]["scoring"] == "compat"
-    assert params["smartplay/crafter"]["max_steps"] == 200  # the group's preset, under the new name
     statuses = {json.loads(x)["status"] for x in (run / "episodes.jsonl").read_text().splitlines()}
     assert statuses == {"ok"}
 
