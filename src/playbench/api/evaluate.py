@@ -136,10 +136,8 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
         raise RunInterrupted(store.path) from None
     finally:
         store.close()
-    return EvalResult(path=store.path, config=config, episodes=totals.episodes, steps=totals.steps,
-                      played=dict(totals.by_status), stopped=totals.stopped,
-                      model_stats=model_obj.stats if model_obj is not None else None,
-                      elapsed_s=time.perf_counter() - started)
+    return EvalResult(path=store.path, config=config, totals=totals, elapsed_s=time.perf_counter() - started,
+                      model_stats=model_obj.stats if model_obj is not None else None)
 
 
 def _custom_name(factory: Callable[[], Agent]) -> str:

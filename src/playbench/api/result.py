@@ -8,6 +8,7 @@ from typing import Any
 
 from playbench.core.records import RunConfig
 from playbench.log.read import RunLog, read_run
+from playbench.runner.runner import RunTotals
 
 
 def _resume_command(path: Path) -> str:
@@ -31,18 +32,36 @@ class RunInterrupted(KeyboardInterrupt):
 class EvalResult:
     """One call of ``playbench.eval``: where the run is, what this call played and how the whole run stands.
 
-    ``episodes``, ``steps`` and ``played`` count what this call played (a resume plays only what was
-    missing); ``status_counts``, ``recorded`` and ``scheduled`` describe the whole run on disk.
+    ``totals`` (and ``episodes``, ``steps``, ``played``, ``stopped``) count what this call played (a resume
+    plays only what was missing); ``status_counts``, ``recorded`` and ``scheduled`` describe the whole run on
+    disk.
     """
 
     path: Path
     config: RunConfig
-    episodes: int = 0
-    steps: int = 0
-    played: dict[str, int] = field(default_factory=dict)  # status -> episodes this call played
-    stopped: str | None = None  # why the run stopped early (credentials refused, server gone, disk full)
+    totals: RunTotals = field(default_factory=RunTotals)  # what this call played
     model_stats: Any = None  # the model's call counts (``calls``, ``attempts``, ``cache_hits`` ...), if any
     elapsed_s: float = 0.0  # wall-clock seconds spent playing (set-up and imports excluded)
+
+    @property
+    def episodes(self) -> int:
+        """Episodes this call played."""
+        return self.totals.episodes
+
+    @property
+    def steps(self) -> int:
+        """Steps this call played."""
+        return self.totals.steps
+
+    @property
+    def played(self) -> dict[str, int]:
+        """Status -> episodes, over the episodes this call played."""
+        return dict(self.totals.by_status)
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the run stopped early (credentials refused, server gone, disk full); None if it was not."""
+        return self.totals.stopped
 
     @cached_property
     def log(self) -> RunLog:
