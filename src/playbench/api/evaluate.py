@@ -72,24 +72,10 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     unreachable server, a full disk) returns with ``stopped`` set. Raises ``PlaybenchError`` for a bad
     request (nothing is created) and ``RunInterrupted`` on Ctrl-C (finished episodes are kept).
     """
-    unknown = sorted(set(options) - EvalOptions.__annotations__.keys())
-    if unknown:
-        raise PlaybenchError(f"unknown option(s) {', '.join(unknown)}; valid: "
-                             + ", ".join(EvalOptions.__annotations__))
-    task_ids = (tasks,) if isinstance(tasks, str) else tuple(tasks)
-    given = {_RESUME_NAMES.get(name, name) for name in options if name not in ("resume", "retry_errors", "progress")}
-    if task_ids:
-        given.add("tasks")
     opts: dict[str, Any] = dict(options)
-    agent = opts.get("agent")
-    custom = agent if callable(agent) else None
-    agent_name = _custom_name(custom) if custom is not None else agent
+    given, ask, settings = _request(tasks, opts)
+    custom = opts.get("agent") if callable(opts.get("agent")) else None
     resume, retry_errors = opts.get("resume"), bool(opts.get("retry_errors", False))
-    ask = {"tasks": task_ids, "agent": agent_name, "model": opts.get("model"), "episodes": opts.get("episodes"),
-           "seed": opts.get("seed", 0), "task_args": key_value_items(opts.get("task_params")),
-           "agent_args": key_value_items(opts.get("agent_params")),
-           "model_args": key_value_items(opts.get("model_params"))}
-    settings = {name: opts.get(name, default) for name, default in SETTING_DEFAULTS.items()}
     if retry_errors and not resume:
         raise PlaybenchError("--retry-errors goes with --resume RUN")
     if custom is not None and (resume or opts.get("model")):
@@ -138,6 +124,32 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
         store.close()
     return EvalResult(path=store.path, config=config, totals=totals, elapsed_s=time.perf_counter() - started,
                       model_stats=model_obj.stats if model_obj is not None else None)
+
+
+def _request(tasks: str | Iterable[str], opts: dict[str, Any]
+             ) -> tuple[set[str], dict[str, Any], dict[str, Any]]:
+    """Check the option names and sort out what is asked.
+
+    Returns the options given (by their resume-rule names), the asked config values and every setting
+    (defaults for those not given).
+    """
+    unknown = sorted(set(opts) - EvalOptions.__annotations__.keys())
+    if unknown:
+        raise PlaybenchError(f"unknown option(s) {', '.join(unknown)}; valid: "
+                             + ", ".join(EvalOptions.__annotations__))
+    task_ids = (tasks,) if isinstance(tasks, str) else tuple(tasks)
+    # with resume, an option given is an option asked to change; what is left out keeps its recorded value
+    given = {_RESUME_NAMES.get(name, name) for name in opts if name not in ("resume", "retry_errors", "progress")}
+    if task_ids:
+        given.add("tasks")
+    agent = opts.get("agent")
+    ask = {"tasks": task_ids, "agent": _custom_name(agent) if callable(agent) else agent, "model": opts.get("model"),
+           "episodes": opts.get("episodes"), "seed": opts.get("seed", 0),
+           "task_args": key_value_items(opts.get("task_params")),
+           "agent_args": key_value_items(opts.get("agent_params")),
+           "model_args": key_value_items(opts.get("model_params"))}
+    settings = {name: opts.get(name, default) for name, default in SETTING_DEFAULTS.items()}
+    return given, ask, settings
 
 
 def _custom_name(factory: Callable[[], Agent]) -> str:
