@@ -14,17 +14,18 @@ import time
 import tracemalloc
 from pathlib import Path
 
+import playbench
 from playbench.agents.base import Decision, EpisodeContext, Turn
-from playbench.cli.common import versions
 from playbench.core.records import RunConfig, TaskSpec
-from playbench.runner import RunSettings, RunStore, plan_jobs, run_jobs
-from playbench.runner.loop import run as run_loop
+from playbench.runner import plan_jobs
 
 TASK = "smartplay/hanoi-3"
 
 
 class FirstAction:
     """A zero-cost agent."""
+
+    name = "first-action"  # the agent name its records carry
 
     async def start(self, ctx: EpisodeContext) -> None:
         return None
@@ -39,14 +40,8 @@ def config(episodes: int) -> RunConfig:
 
 
 def run_harness(episodes: int, concurrency: int, root: Path) -> tuple[float, int]:
-    cfg = config(episodes)
-    store = RunStore.create(root, {"config": cfg, "config_hash": cfg.hash(), "versions": versions()})
-    jobs = plan_jobs(cfg)
-    start = time.perf_counter()
-    totals = run_loop(run_jobs(jobs, store, FirstAction, "first-action", None, RunSettings(max_episodes=concurrency)))
-    elapsed = time.perf_counter() - start
-    store.close()
-    return elapsed, totals.steps
+    result = playbench.eval(TASK, agent=FirstAction, episodes=episodes, log_dir=root, max_episodes=concurrency)
+    return result.elapsed_s, result.steps
 
 
 def run_bare(episodes: int) -> tuple[float, int]:

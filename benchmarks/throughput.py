@@ -5,7 +5,9 @@ Starts ``python -m playbench.models.fakeserver`` (own process, 200 ms latency pe
 the concurrency) and prints achieved requests/s divided by the ideal (concurrency / latency), and the
 client's CPU per request. Goal: >= 0.95 at 64 and >= 0.9 at 256, as the median of ``--repeat`` runs (3 by
 default; single runs on a shared VM vary by a few percent). An untimed two-episode run first loads what
-is imported lazily; the timed part of each run is ``run_jobs`` alone (no process start-up, no imports).
+is imported lazily; runs go through ``playbench.eval`` and the timed part of each is the playing alone
+(``EvalResult.elapsed_s``: no process start-up, imports or run set-up). The client's CPU is measured
+around the whole call, set-up included (a few milliseconds).
 
     .venv/bin/python benchmarks/throughput.py [--latency 0.2] [--concurrency 64 256] [--agent naive] [--repeat 3]
 """
@@ -20,11 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from playbench.agents.registry import get_agent
-from playbench.core.records import RunConfig, TaskSpec
-from playbench.models import ModelSettings, create_model
-from playbench.runner import RunSettings, RunStore, plan_jobs, run_jobs
-from playbench.runner.loop import run as run_loop
+import playbench
 
 TASK = "smartplay/hanoi-3"
 
@@ -38,32 +36,17 @@ def start_server(latency: float) -> tuple[subprocess.Popen, int]:
 
 
 def run_once(port: int, concurrency: int, agent_name: str, log_dir: Path) -> tuple[float, float, int, int]:
-    config = RunConfig(tasks=[TaskSpec(id=TASK, episodes=concurrency)], agent=agent_name, model="openai/bench")
-    spec = get_agent(agent_name)
-    params = spec.params({})
-    model = create_model(config.model, {}, ModelSettings(base_url=f"http://127.0.0.1:{port}/v1",
-                                                         max_connections=concurrency, timeout=60))
-    store = RunStore.create(log_dir, {"config": config, "config_hash": config.hash(), "versions": {}})
-    jobs = plan_jobs(config)
-
-    async def go():
-        try:
-            return await run_jobs(jobs, store, lambda: spec.factory(params, model), agent_name, config.model,
-                                  RunSettings(max_episodes=concurrency))
-        finally:
-            await model.aclose()
-
     # Leave what imports and set-up allocated out of the collector's full scans during the timed run (the
     # same gc.freeze() a long-running eval process can do at start-up); the run's own objects are still
     # collected as usual.
     gc.collect()
     gc.freeze()
-    t0, cpu0 = time.perf_counter(), time.thread_time()
-    totals = run_loop(go())
-    elapsed, cpu = time.perf_counter() - t0, time.thread_time() - cpu0
-    store.close()
-    assert totals.by_status == {"ok": concurrency}, totals.by_status
-    return elapsed, cpu, model.stats.attempts, totals.steps
+    cpu0 = time.thread_time()
+    result = playbench.eval(TASK, agent=agent_name, model="openai/bench", episodes=concurrency, log_dir=log_dir,
+                            base_url=f"http://127.0.0.1:{port}/v1", max_connections=concurrency, timeout=60)
+    cpu = time.thread_time() - cpu0
+    assert result.played == {"ok": concurrency}, result.played
+    return result.elapsed_s, cpu, result.model_stats.attempts, result.steps
 
 
 def main() -> None:

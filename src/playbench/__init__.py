@@ -1,3 +1,49 @@
-"""playbench: one harness for spatial reasoning, navigation, planning and game benchmarks."""
+"""playbench: one harness for spatial reasoning, navigation, planning and game benchmarks.
+
+As a library::
+
+    import playbench
+
+    result = playbench.eval("smartplay/hanoi-3", agent="random", episodes=3)
+    log = playbench.read_run(result.path)
+
+The names below are imported on first use, so ``import playbench`` (and the ``playbench`` command's
+start-up) stays cheap.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# public name -> (module, attribute)
+_LAZY = {
+    "eval": ("playbench.api.evaluate", "evaluate"),
+    "EvalResult": ("playbench.api.result", "EvalResult"),
+    "RunInterrupted": ("playbench.api.result", "RunInterrupted"),
+    "read_run": ("playbench.log.read", "read_run"),
+    "RunLog": ("playbench.log.read", "RunLog"),
+    "PlaybenchError": ("playbench.core.errors", "PlaybenchError"),
+}
+
+__all__ = ["EvalResult", "PlaybenchError", "RunInterrupted", "RunLog", "__version__", "eval", "read_run"]
+
+if TYPE_CHECKING:
+    from playbench.api.evaluate import evaluate as eval  # noqa: A004
+    from playbench.api.result import EvalResult, RunInterrupted
+    from playbench.core.errors import PlaybenchError
+    from playbench.log.read import RunLog, read_run
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'playbench' has no attribute {name!r}")
+    import importlib
+
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

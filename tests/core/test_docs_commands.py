@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 import pytest
 
-from playbench.cli.eval_cmd import build_config
+from playbench.api.config import build_config
 from playbench.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[2]

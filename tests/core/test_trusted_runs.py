@@ -17,10 +17,11 @@ from playbench.core.errors import PlaybenchError
 from playbench.core.records import RunConfig, TaskSpec
 from playbench.core.registry import get_task
 from playbench.core.task import Task
+from playbench.log import StoreWriteError
+from playbench.log.store import RunStore
 from playbench.models.fakeserver import FakeServer
-from playbench.runner import RunSettings, RunStore, plan_jobs, run_jobs
+from playbench.runner import RunSettings, plan_jobs, run_jobs
 from playbench.runner.plan import EpisodeJob
-from playbench.runner.store import StoreWriteError
 
 NO_KEYS = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}
 MODEL_RUN = ["smartplay/hanoi-3", "--model", "openai/fake", "-T", "max_steps=3", "--retry-backoff", "0", "--quiet"]

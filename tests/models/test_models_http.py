@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from playbench.cli.eval_cmd import command as eval_command
+from playbench.log.store import RunStore
 from playbench.models.fakeserver import FakeServer
 from playbench.report.build import build_report
-from playbench.runner.store import RunStore
 
 PLAYBENCH = str(Path(sys.executable).parent / "playbench")
 PLANTED = "sk-planted-7f3a9c1e5b2d4680"

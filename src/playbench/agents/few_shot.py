@@ -10,8 +10,8 @@ from pathlib import Path
 
 from playbench.agents.prompts import balrog
 from playbench.core.errors import PlaybenchError
+from playbench.log.read import find_runs, read_run
 from playbench.models.types import Message
-from playbench.runner.store import RunStore
 
 
 @dataclass(frozen=True)
@@ -29,18 +29,17 @@ def load_demos(path: str) -> dict[str, tuple[Demo, ...]]:
     root = Path(path)
     if not root.exists():
         raise PlaybenchError(f"demonstrations folder {path} does not exist")
-    runs = sorted({p.parent for p in root.rglob("run.json")})
+    runs = find_runs(root)
     if not runs:
         raise PlaybenchError(f"{path} holds no playbench run (no run.json); record one with e.g. "
                              "'playbench eval TASK --agent oracle'")
     found: dict[str, list[Demo]] = {}
     for run in runs:
-        store = RunStore.open(run)
-        for key in sorted(latest := store.latest_episodes()):
-            record = latest[key]
+        log = read_run(run)
+        for record in log.episodes():
             if record.status != "ok":
                 continue
-            steps = tuple((s.observation, s.executed) for s in store.read_trajectory(record))
+            steps = tuple((s.observation, s.executed) for s in log.read_trajectory(record))
             if steps:
                 found.setdefault(record.task, []).append(Demo(record.task, record.seed, steps))
     return {task: tuple(demos) for task, demos in found.items()}

@@ -7,7 +7,7 @@ from collections import defaultdict
 from typing import Any
 
 from playbench.core.records import STATUSES, EpisodeRecord
-from playbench.runner.store import RunStore
+from playbench.log.read import RunLog
 from playbench.stats import summarize
 
 # A suite name as the registry spells them; anything else in a record's task id names no module.
@@ -95,7 +95,7 @@ def episodes_text(entry: dict[str, Any]) -> str:
     return f"{n} of {m}" if n < m else str(n)
 
 
-def build_report(store: RunStore) -> dict[str, Any]:
+def build_report(store: RunLog) -> dict[str, Any]:
     """The whole report of one run (a pure function of its records)."""
     latest = store.latest_episodes()
     by_task: dict[str, list[EpisodeRecord]] = defaultdict(list)

@@ -4,8 +4,8 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from playbench.core.records import EpisodeRecord
+from playbench.log.read import RunLog
 from playbench.report.build import coverage
-from playbench.runner.store import RunStore
 from playbench.stats.compare import paired, unpaired
 
 
@@ -26,13 +26,13 @@ def _errors(latest: dict[tuple[str, int], EpisodeRecord]) -> dict[str, Counter[s
     return out
 
 
-def _side(store: RunStore, latest: dict[tuple[str, int], EpisodeRecord]) -> dict[str, Any]:
+def _side(store: RunLog, latest: dict[tuple[str, int], EpisodeRecord]) -> dict[str, Any]:
     config = store.meta.config
     return {"path": str(store.path), "agent": config.agent, "model": config.model,
             "episodes": coverage({t.id: t.episodes for t in config.tasks}, set(latest))}
 
 
-def compare_runs(a: RunStore, b: RunStore, metric: str = "score") -> dict[str, Any]:
+def compare_runs(a: RunLog, b: RunLog, metric: str = "score") -> dict[str, Any]:
     """Per task and overall: paired statistics of B − A, or an unpaired test when no episodes are shared.
 
     Each task also says how many episodes of each run were left out for ending in an error status

@@ -3,13 +3,13 @@
 import json
 from typing import Any
 
-from playbench.runner.store import RunStore
+from playbench.log.read import RunLog
 
 COLUMNS = ["run_id", "task", "index", "seed", "instance", "agent", "model", "status", "score", "completion",
            "progress", "reward", "steps", "invalid_actions", "input_tokens", "output_tokens", "error"]
 
 
-def episode_rows(store: RunStore) -> list[dict[str, Any]]:
+def episode_rows(store: RunLog) -> list[dict[str, Any]]:
     """The latest record of every episode as a flat dict (nested values as JSON text)."""
     rows = []
     latest = store.latest_episodes()

@@ -27,9 +27,9 @@ from urllib.parse import quote
 from pydantic import ValidationError
 
 from playbench.core.records import STATUSES, EpisodeRecord, StepRecord
+from playbench.log import RunLog, inside_run
 from playbench.report.build import build_report, episodes_text, errors_text, suite_of
 from playbench.report.inert import inert_text
-from playbench.runner.store import RunStore
 
 ASSETS = Path(__file__).with_name("viewer_assets")
 # A task id usable as a folder as it is: the registry's shape (registered ids all match), not too long.
@@ -73,23 +73,11 @@ def _label(value: object) -> str:
     return html.escape(inert_text(value, limit=LABEL_LIMIT, one_line=True))
 
 
-def inside_run(root: Path, relative: str | None) -> Path | None:
-    """The file ``relative`` names if it lies inside the run directory ``root`` (links resolved), else None."""
-    if not relative or Path(relative).is_absolute():
-        return None
-    try:
-        base = root.resolve()
-        file = (base / relative).resolve()
-    except (OSError, ValueError):  # a NUL byte, a name too long, a symlink loop
-        return None
-    return file if file.is_relative_to(base) and file != base else None
-
-
 def _shown(path: str) -> str:
     return repr(inert_text(path, limit=200, one_line=True))
 
 
-def read_steps(store: RunStore, record: EpisodeRecord) -> tuple[list[StepRecord], list[str]]:
+def read_steps(store: RunLog, record: EpisodeRecord) -> tuple[list[StepRecord], list[str]]:
     """An episode's steps and the problems met reading them (nothing outside the run is ever opened)."""
     if not record.trajectory:
         return [], []
@@ -114,7 +102,7 @@ def read_steps(store: RunStore, record: EpisodeRecord) -> tuple[list[StepRecord]
     return steps, []
 
 
-def frame_urls(store: RunStore, steps: list[StepRecord], site: Path) -> tuple[list[str | None], list[str]]:
+def frame_urls(store: RunLog, steps: list[StepRecord], site: Path) -> tuple[list[str | None], list[str]]:
     """Per step, the URL (relative to the site) of the frame the agent saw, and the frames refused."""
     urls: list[str | None] = []
     problems = []
@@ -205,7 +193,7 @@ def _run_section(k: int, report: dict[str, Any], problems: list[str]) -> str:
             f"<h3>episodes</h3><div id='episodes-{k}'>loading…</div></section>")
 
 
-def _write_run(k: int, store: RunStore, out: Path) -> list[str]:
+def _write_run(k: int, store: RunLog, out: Path) -> list[str]:
     """Write one run's data files (``data/r<k>/``); returns the problems met, one line per episode."""
     data = out / "data" / f"r{k}"
     if data.exists():
@@ -231,7 +219,7 @@ def _write_run(k: int, store: RunStore, out: Path) -> list[str]:
     return problems
 
 
-def write_site(stores: list[RunStore], out: Path) -> Path:
+def write_site(runs: list[RunLog], out: Path) -> Path:
     """Write the viewer for these runs into ``out``; returns the path of ``index.html``.
 
     Every file written is below ``out``; records are read only inside their own run directories.
@@ -239,8 +227,8 @@ def write_site(stores: list[RunStore], out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     for asset in ("viewer.js", "viewer.css"):
         shutil.copyfile(ASSETS / asset, out / asset)
-    reports = [build_report(s) for s in stores]
-    problems = [_write_run(k, store, out) for k, store in enumerate(stores)]
+    reports = [build_report(run) for run in runs]
+    problems = [_write_run(k, run, out) for k, run in enumerate(runs)]
     (out / "data" / "runs.js").write_text(_js("PB.setRuns", [r["run"] for r in reports], list(STATUSES)))
     body = "<h1>Runs</h1>" + "".join(_run_section(k, r, problems[k]) for k, r in enumerate(reports))
     (out / "index.html").write_text(_page("playbench runs", body, ["data/runs.js"], "index"), encoding="utf-8")

@@ -1,7 +1,6 @@
-"""Running episodes: scheduling, the append-only run store, resume."""
+"""Running episodes: scheduling, the worker pool, resume rules. Records are written through ``playbench.log``."""
 
 from playbench.runner.plan import EpisodeJob, plan_jobs
 from playbench.runner.runner import RunSettings, run_jobs
-from playbench.runner.store import RunStore
 
-__all__ = ["EpisodeJob", "RunSettings", "RunStore", "plan_jobs", "run_jobs"]
+__all__ = ["EpisodeJob", "RunSettings", "plan_jobs", "run_jobs"]

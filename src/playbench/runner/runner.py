@@ -20,8 +20,9 @@ from playbench.core.errors import InfraError, StopRun
 from playbench.core.ledger import CURRENT_EPISODE, EpisodeLedger
 from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.core.turns import take_turn
+from playbench.log.durable import StoreWriteError
+from playbench.log.store import RunStore
 from playbench.runner.plan import EpisodeJob
-from playbench.runner.store import RunStore, StoreWriteError
 
 
 @dataclass

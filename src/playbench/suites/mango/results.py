@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from playbench.core.errors import PlaybenchError
+from playbench.log.paths import is_run
 from playbench.suites.mango.evaluate import GameEvaluator, Mode, Score, TaskKind
 from playbench.suites.mango.formats import open_data
 from playbench.suites.mango.prompts import KEYS
@@ -77,14 +78,15 @@ def read_official(root: Path, mode: Mode) -> list[AnswerItem]:
 
 def read_run(path: Path) -> list[AnswerItem]:
     """The MANGO DF/RF episodes of a playbench run (the answer is the episode's single action)."""
-    from playbench.runner.store import RunStore
+    from playbench.log.read import read_run as open_run
 
-    store = RunStore.open(path)
+    log = open_run(path)
     items = []
-    for (task_id, _index), rec in sorted(store.latest_episodes().items()):
+    for rec in log.episodes():
+        task_id = rec.task
         if task_id not in ("mango/df", "mango/rf") or rec.status != "ok":
             continue
-        steps = store.read_trajectory(rec)
+        steps = log.read_trajectory(rec)
         answer = steps[0].raw_output if steps and steps[0].raw_output is not None else (steps[0].executed if steps else None)
         m, inst = rec.metrics, rec.instance
         maze = {}
@@ -92,7 +94,7 @@ def read_run(path: Path) -> list[AnswerItem]:
             maze = {"maze_seed": inst["maze_seed"], "locations": inst["locations"], "cutoff_rule": inst.get("cutoff_rule", "release")}
         items.append(
             AnswerItem(
-                set=f"{store.meta.run_id}:{task_id}",
+                set=f"{log.run_id}:{task_id}",
                 game=str(m.get("game", inst.get("game"))),
                 task=task_id.split("/")[1],  # type: ignore[arg-type]
                 sample_id=m.get("id", inst.get("id")),
@@ -111,7 +113,7 @@ def load_answers(path: Path | str, mode: Mode) -> list[AnswerItem]:
     path = Path(path)
     if not path.exists():
         raise PlaybenchError(f"{path} does not exist")
-    items = read_run(path) if (path / "run.json").is_file() else read_official(path, mode)
+    items = read_run(path) if is_run(path) else read_official(path, mode)
     if not items:
         raise PlaybenchError(f"no MANGO answers found under {path}")
     return items

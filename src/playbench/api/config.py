@@ -1,0 +1,79 @@
+"""Turning what a caller asks for (task ids, agent, model, ``key=value`` parameters) into a ``RunConfig``."""
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from playbench.agents.registry import get_agent
+from playbench.core.errors import PlaybenchError
+from playbench.core.params import parse_key_values
+from playbench.core.records import RunConfig, TaskSpec
+from playbench.core.registry import resolve_members
+from playbench.core.task import Task
+
+#: ``key=value`` strings (as on the command line) or a mapping of keys to values
+KeyValues = Mapping[str, Any] | Iterable[str] | None
+
+
+def key_value_items(values: KeyValues) -> tuple[str, ...]:
+    """``values`` as ``key=value`` strings, the form the command line gives.
+
+    A mapping is written out the way a user would type it (booleans as ``true``/``false``), so the library
+    and the command line record the same config for the same request.
+    """
+    if values is None:
+        return ()
+    if isinstance(values, str):
+        return (values,)
+    if isinstance(values, Mapping):
+        return tuple(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in values.items())
+    return tuple(values)
+
+
+def build_config(
+    tasks: tuple[str, ...], agent: str | None, model: str | None, episodes: int | None, seed: int,
+    task_args: tuple[str, ...], agent_args: tuple[str, ...], model_args: tuple[str, ...],
+    custom_agent: bool = False,
+) -> RunConfig:
+    """Validate everything asked for and turn it into a RunConfig (or a PlaybenchError).
+
+    With ``custom_agent`` the agent is the caller's own (``agent`` is only its recorded name): it is not
+    looked up in the registry and takes no ``-A`` parameters.
+    """
+    if not tasks:
+        raise PlaybenchError("give at least one task id (see 'playbench list')")
+    if episodes is not None and episodes < 1:
+        raise PlaybenchError("--episodes must be at least 1")
+    resolved = resolve_members(tasks)
+    tvals = parse_key_values(task_args, "-T")
+    agent_name = agent or ("naive" if model else "random")
+    if custom_agent:
+        if agent_args:
+            raise PlaybenchError("a custom agent takes no agent parameters; give them to its factory")
+        specs = [_task_spec(task, preset, tvals, episodes) for task, preset in resolved]
+        return RunConfig(tasks=specs, agent=agent_name, model=model, model_params=parse_key_values(model_args, "-M"),
+                         seed=seed)
+    spec = get_agent(agent_name)
+    if spec.needs_model and not model:
+        raise PlaybenchError(f"agent {agent_name!r} needs --model provider/name (e.g. mock/demo)")
+    if spec.reference and model:
+        raise PlaybenchError(f"agent {agent_name!r} needs no model; drop --model or pick a model agent")
+    specs = []
+    for task, preset in resolved:
+        if spec.reference and agent_name not in task.reference_agents:
+            raise PlaybenchError(
+                f"agent {agent_name!r} is not available for {task.id}; reference agents there: "
+                + ", ".join(task.reference_agents)
+            )
+        specs.append(_task_spec(task, preset, tvals, episodes))
+    aparams = spec.params(parse_key_values(agent_args, "-A")).model_dump(mode="json")
+    mparams = parse_key_values(model_args, "-M")
+    return RunConfig(tasks=specs, agent=agent_name, agent_params=aparams, model=model, model_params=mparams, seed=seed)
+
+
+def _task_spec(task: Task, preset: dict[str, Any], tvals: dict[str, str], episodes: int | None) -> TaskSpec:
+    """One task's validated parameters and episode count (the caller's values over the group's preset)."""
+    params = task.params({**preset.get("params", {}), **tvals})
+    task.validate_inputs(params)
+    count = episodes or preset.get("episodes") or task.episodes(params)
+    task.check_episodes(params, count)
+    return TaskSpec(id=task.id, params=params.model_dump(mode="json"), episodes=count)

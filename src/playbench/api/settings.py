@@ -1,0 +1,60 @@
+"""A run's settings (how it talks to its model, not what it measures) and what a resume may change."""
+
+from typing import Any
+
+from playbench.api.config import build_config
+from playbench.core.errors import PlaybenchError
+from playbench.core.records import RunConfig
+from playbench.core.registry import get_task
+from playbench.log.store import RunStore
+from playbench.runner.resume import IDENTITY, REFUSED, apply_settings, check_identity, resume_event, strip_credentials
+
+#: connection settings and their defaults, in the order ``run.json`` records them
+CONNECTION_DEFAULTS: dict[str, Any] = {"base_url": None, "max_connections": 8, "max_episodes": None, "max_retries": 6,
+                                       "timeout": 120.0, "retry_backoff": 1.0, "max_connect_failures": 5}
+#: every recorded setting (the cache decides results, so a resume may not change it)
+SETTING_DEFAULTS: dict[str, Any] = {**CONNECTION_DEFAULTS, "cache": False}
+
+
+def check_settings(settings: dict[str, Any]) -> None:
+    """Refuse settings no run can use (PlaybenchError)."""
+    if settings["max_connections"] < 1 or (settings["max_episodes"] is not None and settings["max_episodes"] < 1):
+        raise PlaybenchError("--max-connections and --max-episodes must be at least 1")
+    if settings["retry_backoff"] < 0:
+        raise PlaybenchError("--retry-backoff must be >= 0")
+    if settings["max_connect_failures"] < 1:
+        raise PlaybenchError("--max-connect-failures must be at least 1")
+
+
+def resumed_config(store: RunStore, given: set[str], ask: dict[str, Any], settings: dict[str, Any]
+                   ) -> tuple[RunConfig, dict[str, Any]]:
+    """The recorded config and settings of a run, after checking what the caller asks to change.
+
+    ``given`` names the options the caller gave; ``ask`` holds the asked config values (``tasks``,
+    ``agent``, ``model``, ``episodes``, ``seed``, ``task_args``, ``agent_args``, ``model_args``) and
+    ``settings`` every setting's asked value (defaults for those not given). Changed connection settings
+    are applied and logged in ``run.json`` as a resume event.
+    """
+    recorded = store.meta.config
+    current = []  # the recorded parameters under today's names (a run may predate a rename)
+    for spec in recorded.tasks:  # the data may have changed since the run began
+        task = get_task(spec.id)
+        params = task.params(spec.params)
+        task.validate_inputs(params)
+        current.append(spec.model_copy(update={"params": params.model_dump(mode="json")}))
+    if given & (IDENTITY.keys() | REFUSED.keys()):
+        asked = build_config(
+            ask["tasks"] or tuple(t.id for t in recorded.tasks),
+            ask["agent"] if "agent" in given else recorded.agent,
+            ask["model"] if "model" in given else recorded.model, ask["episodes"],
+            ask["seed"] if "seed" in given else recorded.seed,
+            ask["task_args"], ask["agent_args"], ask["model_args"])
+        check_identity(recorded.model_copy(update={"tasks": current}), asked, given, (bool(store.meta.settings.get("cache")), settings["cache"]))
+    new = {k: v for k, v in settings.items() if k in given and k in CONNECTION_DEFAULTS}
+    merged, changed = apply_settings({**SETTING_DEFAULTS, **store.meta.settings}, new)
+    if changed:
+        shown = {**merged, "base_url": strip_credentials(merged["base_url"])}
+        meta = store.meta.model_copy(update={"settings": shown,
+                                             "resumes": [*store.meta.resumes, resume_event(changed)]})
+        store.save_meta(meta)
+    return recorded, merged

@@ -1,0 +1,34 @@
+"""Names of the files in a run directory, and the rule that a record may only name files inside it."""
+
+from pathlib import Path
+
+EPISODES = "episodes.jsonl"
+RUN_JSON = "run.json"
+LOCK = ".lock"
+
+
+def trajectory_path(task_id: str, index: int) -> str:
+    """Where an episode's steps live, relative to the run directory."""
+    return f"trajectories/{task_id}/{index:06d}.jsonl"
+
+
+def frame_path(task_id: str, index: int, step: int) -> str:
+    """Where the frame an agent saw at ``step`` lives, relative to the run directory."""
+    return f"trajectories/{task_id}/{index:06d}/{step:05d}.png"
+
+
+def is_run(path: Path | str) -> bool:
+    """Whether ``path`` looks like a run directory (it holds ``run.json``)."""
+    return (Path(path) / RUN_JSON).is_file()
+
+
+def inside_run(root: Path, relative: str | None) -> Path | None:
+    """The file ``relative`` names if it lies inside the run directory ``root`` (links resolved), else None."""
+    if not relative or Path(relative).is_absolute():
+        return None
+    try:
+        base = root.resolve()
+        file = (base / relative).resolve()
+    except (OSError, ValueError):  # a NUL byte, a name too long, a symlink loop
+        return None
+    return file if file.is_relative_to(base) and file != base else None

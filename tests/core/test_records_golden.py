@@ -1,0 +1,92 @@
+"""Records stay byte-identical: fixed runs compared with lines recorded before the run store moved.
+
+``tests/data/golden/*.json`` was written by this module's ``__main__`` from commit 86767ae (the code
+before ``playbench.log`` existed). Each holds the run's ``episodes.jsonl`` lines and trajectory lines
+exactly as written, with only the volatile ``timing`` object cut out of each line (it is the last field
+of both record kinds), so key order, float formatting and every other byte are compared.
+
+Regenerate (only when a record format change is intended):
+``PYTHONPATH=src python tests/core/test_records_golden.py``
+"""
+
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from helpers import only_run_dir, run_cli  # noqa: E402
+
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
+
+#: name -> eval arguments (a fixed config: task, agent, model, episodes, seed)
+CASES = {
+    "hanoi3-random": ["smartplay/hanoi-3", "--agent", "random", "--episodes", "3", "--seed", "0"],
+    "hanoi3-mock": ["smartplay/hanoi-3", "--model", "mock/demo", "--episodes", "3", "--seed", "0"],
+}
+
+# ``timing`` is each record's last field and holds only flat numbers and strings
+_TIMING = re.compile(rb',"timing":\{[^{}]*\}\}$')
+
+
+def _stable(line: bytes) -> str:
+    cut, count = _TIMING.subn(b"}", line)
+    assert count == 1, f"no trailing timing object in {line[-200:]!r}"
+    return cut.decode()
+
+
+def stable_records(run_dir: Path) -> dict:
+    """The run's lines without ``timing``: episodes sorted by (task, index) (workers finish in any order)."""
+    lines = [ln for ln in (run_dir / "episodes.jsonl").read_bytes().split(b"\n") if ln]
+    episodes = sorted((_stable(ln) for ln in lines), key=lambda s: (json.loads(s)["task"], json.loads(s)["index"]))
+    trajectories = {
+        str(f.relative_to(run_dir)): [_stable(ln) for ln in f.read_bytes().split(b"\n") if ln]
+        for f in sorted((run_dir / "trajectories").rglob("*.jsonl"))
+    }
+    return {"episodes": episodes, "trajectories": trajectories}
+
+
+def record_case(name: str, log_dir: Path) -> dict:
+    """Run one case through the real command and return its stable records."""
+    done = run_cli("eval", *CASES[name], "--quiet", "--log-dir", str(log_dir))
+    assert done.returncode == 0, done.stderr
+    return stable_records(only_run_dir(log_dir))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_records_match_the_recorded_expectation(name: str, tmp_path: Path) -> None:
+    expected = json.loads((GOLDEN / f"{name}.json").read_text())
+    got = record_case(name, tmp_path)
+    assert len(got["episodes"]) == 3
+    assert got["episodes"] == expected["episodes"]
+    assert sorted(got["trajectories"]) == sorted(expected["trajectories"])
+    for path, lines in expected["trajectories"].items():
+        assert got["trajectories"][path] == lines, path
+
+
+def test_only_timing_is_cut(tmp_path: Path) -> None:
+    """The comparison keeps every byte but ``timing``: cutting it changes nothing else of a line."""
+    done = run_cli("eval", *CASES["hanoi3-random"], "--quiet", "--log-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    run_dir = only_run_dir(tmp_path)
+    files = [run_dir / "episodes.jsonl", *sorted((run_dir / "trajectories").rglob("*.jsonl"))]
+    lines = [ln for f in files for ln in f.read_bytes().split(b"\n") if ln]
+    assert len(lines) > 3
+    for line in lines:
+        whole = json.loads(line)
+        assert whole.pop("timing")  # every record carries its timing
+        cut = _stable(line)
+        assert json.loads(cut) == whole
+        assert line.startswith(cut[:-1].encode())  # the bytes before timing are untouched
+
+
+if __name__ == "__main__":
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    for case in CASES:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = GOLDEN / f"{case}.json"
+            out.write_text(json.dumps(record_case(case, Path(tmp)), indent=1) + "\n")
+            print(f"wrote {out}")
