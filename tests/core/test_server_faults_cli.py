@@ -48,9 +48,10 @@ def test_cached_run_sends_one_request_per_call_and_replays_whatever_the_concurre
         other_seed = run_cli("eval", *args, "--seed", "9", "--base-url", srv.url, "--log-dir", str(tmp_path / "c"),
                              env=env)
         assert other_seed.returncode == 0 and srv.stats.requests == 30  # another seed: other samples
-    with FakeServer() as other:  # another server is never answered from the first one's cache
-        moved = run_cli("eval", *args, "--base-url", other.url, "--log-dir", str(tmp_path / "d"), env=env)
-        assert moved.returncode == 0 and other.stats.requests == 15
+        # another server (started while the first still holds its port) is never answered from its cache
+        with FakeServer() as other:
+            moved = run_cli("eval", *args, "--base-url", other.url, "--log-dir", str(tmp_path / "d"), env=env)
+            assert moved.returncode == 0 and other.stats.requests == 15
     a, b = _records(only_run_dir(tmp_path / "a")), _records(only_run_dir(tmp_path / "b"))
     assert [(r["index"], r["score"], r["steps"]) for r in sorted(a, key=lambda r: r["index"])] == \
         [(r["index"], r["score"], r["steps"]) for r in sorted(b, key=lambda r: r["index"])]
