@@ -33,6 +33,8 @@ class Task:
     check_inputs: Callable[[Any], None] | None = None
     #: How many episodes the task's data holds with these parameters (None: as many as asked for).
     episode_limit: Callable[[Any], int | None] | None = None
+    #: The row of the suite's facts table this task was built from (reference scores, step limits ...).
+    facts: Any = None
 
     @property
     def suite(self) -> str:

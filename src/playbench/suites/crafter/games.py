@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from playbench.suites.balrog import facts
 from playbench.suites.balrog.game import BalrogGame, Frame
-from playbench.suites.balrog.protocol import DEFAULT_ACTIONS, STEP_LIMITS
 from playbench.suites.crafter import describe
 from playbench.suites.crafter.engine import ACHIEVEMENTS, ACTION_NAMES, CrafterEngine
 from playbench.suites.crafter.oracle import OraclePolicy
@@ -161,7 +161,7 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
     @property
     def default_action(self) -> str:
         """BALROG's fallback action for Crafter."""
-        return str(DEFAULT_ACTIONS["crafter"])
+        return str(facts.env("crafter").default_action)
 
     def _observe(self) -> Frame:
         win = describe.window(self.engine)
@@ -170,7 +170,7 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
 
     def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
         self._new_episode(_fresh_seed(seed))  # crafter.Env(seed=episode seed): B1b fixed
-        return self._observe(), balrog_instruction_prompt(), STEP_LIMITS["crafter"]
+        return self._observe(), balrog_instruction_prompt(), facts.task("crafter", "default").step_limit
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         _, reward, done, _ = self.engine.step(ACTIONS.index(action))

@@ -5,7 +5,7 @@ from typing import Any
 import numpy as np
 
 from playbench.core.game import Game
-from playbench.core.params import Params
+from playbench.core.params import ExistingPath, Params
 from playbench.suites.smartplay.history import HistoryTracker
 
 
@@ -20,6 +20,16 @@ class SmartPlayParams(Params):
     history: int | None = None
     steps: int | None = None
     trials: int | None = None
+
+
+class MessengerParams(SmartPlayParams):
+    """SmartPlay parameters plus ``messenger_text``: path to messenger-emma's ``text_test.json``.
+
+    Without it the manual is written from playbench's templates (same information content); compat numbers
+    are comparable to the paper only with the official text.
+    """
+
+    messenger_text: ExistingPath | None = None
 
 
 class SmartPlayGame(Game):
