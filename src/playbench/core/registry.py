@@ -36,8 +36,6 @@ def make_env(task_id: str, index: int = 0, **params: Any) -> gymnasium.Env:
 
 
 def _add_task(task: Task) -> None:
-    if task.id in _TASKS:
-        raise ValueError(f"task {task.id!r} is declared twice")
     _TASKS[task.id] = task
     for alias in task.aliases:
         _ALIASES[alias] = task.id
@@ -52,9 +50,13 @@ def register_suite(suite: Suite) -> None:
     This is the only way tasks and groups enter the registry. A suite name may be declared by several
     modules (a variant added outside the package); a task id may be declared only once.
     """
-    for task in suite.tasks:
+    ids = [task.id for task in suite.tasks]
+    for task in suite.tasks:  # refuse the whole declaration before anything is added
         if task.suite != suite.name:
             raise ValueError(f"task {task.id!r} is not in suite {suite.name!r}")
+        if task.id in _TASKS or ids.count(task.id) > 1:
+            raise ValueError(f"task {task.id!r} is declared twice")
+    for task in suite.tasks:
         _add_task(task)
     for group in suite.groups:
         _GROUPS[group.id] = group.description
@@ -112,8 +114,13 @@ def suite_tasks(suite: str) -> list[Task]:
 
 
 def missing_facts(task: Task) -> list[str]:
-    """What a registered task lacks for its suite's report (empty when it has every fact)."""
-    return [problem for decl in suites().get(task.suite, []) for problem in decl.check_facts(task)]
+    """What a task lacks for its suite's report (empty when it has every fact).
+
+    Every distinct check declared for the task's suite is applied (a suite extended from another module
+    usually reuses the suite's own check).
+    """
+    checks = dict.fromkeys(decl.check_facts for decl in suites().get(task.suite, []))
+    return [problem for check in checks for problem in check(task)]
 
 
 def list_tasks() -> list[Task]:
