@@ -111,3 +111,28 @@ def test_nothing_outside_the_registry_registers_or_reads_its_private_tables() ->
                      text):
             offenders.append(str(path.relative_to(SRC)))
     assert offenders == []
+
+
+def test_smartplay_trials_steps_and_history_are_the_specs() -> None:
+    """specs/smartplay.md §1: rollout (max steps), trials and history kept of every id, as the code has them."""
+    expected = {"bandit": (20, 50, 50), "rps": (20, 50, 50), "hanoi": (10, 30, 5), "crafter": (10, 10000, 2),
+                "minecraft": (20, 200, 2)}
+    messenger = {1: (100, 4, 2), 2: (100, 64, 2), 3: (100, 128, 2)}
+    for row in smartplay_facts.TASKS:
+        want = messenger[row.variant] if row.game == "messenger" else expected[row.game]  # type: ignore[index]
+        assert (row.trials, row.steps, row.history) == want, row.id
+
+
+def test_smartplay_games_take_their_limits_from_the_row() -> None:
+    from playbench.suites.smartplay.base import SmartPlayParams
+    from playbench.suites.smartplay.hanoi import HanoiGame
+    from playbench.suites.smartplay.messenger.game import MessengerGame
+
+    task = find_task("smartplay/messenger-3")
+    assert task is not None
+    game = task.make_game(task.params(), 0)
+    assert (game.max_steps, game.tracker.max_steps) == (128, 2)
+    assert MessengerGame(task.params(), 3).max_steps == 128  # built without its row: looked up in the table
+    assert HanoiGame(SmartPlayParams(), 3, limits=(7, 1)).max_steps == 7
+    with pytest.raises(KeyError, match="no SmartPlay facts row"):
+        HanoiGame(SmartPlayParams(), 5)

@@ -58,13 +58,12 @@ class _CrafterMixin:
 class SmartPlayCrafter(_CrafterMixin, SmartPlayGame):
     """SmartPlay's Crafter (smartplay.md §5.5): 10,000 steps, history 2, score = running sum of unlocked."""
 
-    default_steps = 10000
-    default_history = 2
+    facts_game = "crafter"
     actions = list(ACTIONS)
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: SmartPlayCrafterParams) -> None:
-        super().__init__(params)
+    def __init__(self, params: SmartPlayCrafterParams, limits: tuple[int, int] | None = None) -> None:
+        super().__init__(params, None, limits)
         self.images = params.images
         self.engine = CrafterEngine(size=(64, 64), render_images=self.images, seed=0)
         self.manual = smartplay_manual()

@@ -21,9 +21,9 @@ def _games() -> Any:
     return games
 
 
-def smartplay_game(params: SmartPlayCrafterParams) -> Game:
-    """SmartPlay's Crafter game."""
-    return _games().SmartPlayCrafter(params)
+def smartplay_game(params: SmartPlayCrafterParams, limits: tuple[int, int]) -> Game:
+    """SmartPlay's Crafter game with the ``(steps, history)`` of its facts row."""
+    return _games().SmartPlayCrafter(params, limits)
 
 
 def balrog_game(params: BalrogCrafterParams) -> Game:

@@ -1,11 +1,12 @@
 """What every SmartPlay game shares: manual, history, rollout limit, score and completion in ``info``."""
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from playbench.core.game import Game
 from playbench.core.params import ExistingPath, Params
+from playbench.suites.smartplay.facts import limits_of
 from playbench.suites.smartplay.history import HistoryTracker
 
 
@@ -35,14 +36,17 @@ class MessengerParams(SmartPlayParams):
 class SmartPlayGame(Game):
     """A SmartPlay game: subclasses implement ``_reset``, ``_step`` and the manual."""
 
-    default_steps = 50
-    default_history = 50
+    #: The game's name in the facts table (``SmartPlayTask.game``).
+    facts_game: ClassVar[str] = ""
     actions: list[str] = []
 
-    def __init__(self, params: SmartPlayParams) -> None:
+    def __init__(self, params: SmartPlayParams, variant: str | int | None = None,
+                 limits: tuple[int, int] | None = None) -> None:
+        """``limits``: the ``(steps, history)`` defaults of the task's facts row (looked up when not given)."""
         super().__init__()
         self.params = params
         self.compat = params.compat
+        self.default_steps, self.default_history = limits or limits_of(self.facts_game, variant)
         self.max_steps = params.steps or self.default_steps
         self.tracker = HistoryTracker(params.history or self.default_history)
         self.score = 0.0

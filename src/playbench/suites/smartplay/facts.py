@@ -47,6 +47,9 @@ class SmartPlayTask:
     variant: str | int | None
     original: str
     trials: int
+    #: The rollout's max steps and the history kept (the original code's values, §1).
+    steps: int
+    history: int
     reference: Reference
     degrees: Degrees
     table2: str | None = None
@@ -57,6 +60,11 @@ class SmartPlayTask:
     def id(self) -> str:
         """``smartplay/<name>``."""
         return f"smartplay/{self.name}"
+
+    @property
+    def limits(self) -> tuple[int, int]:
+        """``(steps, history)`` defaults of the game."""
+        return self.steps, self.history
 
     @property
     def aliases(self) -> tuple[str, ...]:
@@ -77,32 +85,32 @@ _OF_50 = Reference("range", 50, 0)  # bandits and RPS: 50 rounds
 
 
 def _minecraft(biome: str, creative: int) -> SmartPlayTask:
-    return SmartPlayTask(f"minecraft-{biome}", "minecraft", biome, f"MinedojoCreative{creative}", 20,
+    return SmartPlayTask(f"minecraft-{biome}", "minecraft", biome, f"MinedojoCreative{creative}", 20, 200, 2,
                          Reference("range", 1, 0), _MINECRAFT)
 
 
 TASKS: tuple[SmartPlayTask, ...] = (
-    SmartPlayTask("bandit-deterministic", "bandit", "deterministic", "BanditTwoArmedDeterministicFixed", 20,
+    SmartPlayTask("bandit-deterministic", "bandit", "deterministic", "BanditTwoArmedDeterministicFixed", 20, 50, 50,
                   _OF_50, _BANDIT),
-    SmartPlayTask("bandit-highhigh", "bandit", "highhigh", "BanditTwoArmedHighHighFixed", 20, _OF_50, _BANDIT),
-    SmartPlayTask("bandit-highlow", "bandit", "highlow", "BanditTwoArmedHighLowFixed", 20,
+    SmartPlayTask("bandit-highhigh", "bandit", "highhigh", "BanditTwoArmedHighHighFixed", 20, 50, 50, _OF_50, _BANDIT),
+    SmartPlayTask("bandit-highlow", "bandit", "highlow", "BanditTwoArmedHighLowFixed", 20, 50, 50,
                   Reference("human", 45, 0), _BANDIT, table2="Bandit"),
-    SmartPlayTask("bandit-lowlow", "bandit", "lowlow", "BanditTwoArmedLowLowFixed", 20, _OF_50, _BANDIT),
-    SmartPlayTask("rps-basic", "rps", "basic", "RockPaperScissorBasic", 20, Reference("human", 43, 0), _RPS,
+    SmartPlayTask("bandit-lowlow", "bandit", "lowlow", "BanditTwoArmedLowLowFixed", 20, 50, 50, _OF_50, _BANDIT),
+    SmartPlayTask("rps-basic", "rps", "basic", "RockPaperScissorBasic", 20, 50, 50, Reference("human", 43, 0), _RPS,
                   table2="RPS"),
-    SmartPlayTask("rps-different-score", "rps", "different-score", "RockPaperScissorDifferentScore", 20,
+    SmartPlayTask("rps-different-score", "rps", "different-score", "RockPaperScissorDifferentScore", 20, 50, 50,
                   _OF_50, _RPS),
-    SmartPlayTask("hanoi-3", "hanoi", 3, "Hanoi3Disk", 10, Reference("human", 3, 0), _HANOI, table2="Hanoi"),
-    SmartPlayTask("hanoi-4", "hanoi", 4, "Hanoi4Disk", 10, Reference("range", 4, 0), _HANOI),
-    SmartPlayTask("messenger-1", "messenger", 1, "MessengerL1", 100, Reference("human", 1, -1), _MESSENGER_1,
+    SmartPlayTask("hanoi-3", "hanoi", 3, "Hanoi3Disk", 10, 30, 5, Reference("human", 3, 0), _HANOI, table2="Hanoi"),
+    SmartPlayTask("hanoi-4", "hanoi", 4, "Hanoi4Disk", 10, 30, 5, Reference("range", 4, 0), _HANOI),
+    SmartPlayTask("messenger-1", "messenger", 1, "MessengerL1", 100, 4, 2, Reference("human", 1, -1), _MESSENGER_1,
                   table2="MsgrL1", note="stage 1: the message is one step away, entities never move; 4 steps"),
-    SmartPlayTask("messenger-2", "messenger", 2, "MessengerL2", 100, Reference("human", 1, -1), _MESSENGER_2,
+    SmartPlayTask("messenger-2", "messenger", 2, "MessengerL2", 100, 64, 2, Reference("human", 1, -1), _MESSENGER_2,
                   table2="MsgrL2", note="stage 2: new dynamics (chasing, fleeing, immovable entities); 64 steps"),
-    SmartPlayTask("messenger-3", "messenger", 3, "MessengerL3", 100, Reference("range", 1, -1), _MESSENGER_2,
+    SmartPlayTask("messenger-3", "messenger", 3, "MessengerL3", 100, 128, 2, Reference("range", 1, -1), _MESSENGER_2,
                   note="stage 3: decoy message and goal that kill on contact; 128 steps"),
-    SmartPlayTask("crafter", "crafter", None, "Crafter", 10, Reference("human", 2680, 0), _CRAFTER,
+    SmartPlayTask("crafter", "crafter", None, "Crafter", 10, 10000, 2, Reference("human", 2680, 0), _CRAFTER,
                   table2="Crafter"),
-    SmartPlayTask("minecraft-plains", "minecraft", "plains", "MinedojoCreative0", 20, Reference("human", 1, 0),
+    SmartPlayTask("minecraft-plains", "minecraft", "plains", "MinedojoCreative0", 20, 200, 2, Reference("human", 1, 0),
                   _MINECRAFT, table2="Minecraft*"),
     _minecraft("forest", 1),
     _minecraft("ocean", 2),
@@ -115,3 +123,11 @@ TASKS: tuple[SmartPlayTask, ...] = (
 
 #: The benchmark group: SmartPlay's ``benchmark_games_v0``, the ★ games in Table 2's column order.
 BENCHMARK_GROUP = "smartplay/benchmark-v0"
+
+
+def limits_of(game: str, variant: str | int | None) -> tuple[int, int]:
+    """``(steps, history)`` of the row of ``game`` and ``variant`` (for a game built without its row)."""
+    for row in TASKS:
+        if row.game == game and row.variant == variant:
+            return row.limits
+    raise KeyError(f"no SmartPlay facts row for {game} {variant!r}: pass the row's limits")

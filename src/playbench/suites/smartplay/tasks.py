@@ -19,37 +19,37 @@ from playbench.suites.smartplay.voxel.biomes import FIND_TASKS
 def _bandit(params: Any, row: SmartPlayTask) -> Game:
     from playbench.suites.smartplay.bandit import BanditGame
 
-    return BanditGame(params, str(row.variant))
+    return BanditGame(params, str(row.variant), row.limits)
 
 
 def _rps(params: Any, row: SmartPlayTask) -> Game:
     from playbench.suites.smartplay.rps import RPSGame
 
-    return RPSGame(params, str(row.variant))
+    return RPSGame(params, str(row.variant), row.limits)
 
 
 def _hanoi(params: Any, row: SmartPlayTask) -> Game:
     from playbench.suites.smartplay.hanoi import HanoiGame
 
-    return HanoiGame(params, int(row.variant or 0))
+    return HanoiGame(params, int(row.variant or 0), row.limits)
 
 
 def _messenger(params: Any, row: SmartPlayTask) -> Game:
     from playbench.suites.smartplay.messenger.game import MessengerGame
 
-    return MessengerGame(params, int(row.variant or 0))
+    return MessengerGame(params, int(row.variant or 0), row.limits)
 
 
 def _crafter(params: Any, row: SmartPlayTask) -> Game:
     from playbench.suites.crafter.make import smartplay_game
 
-    return smartplay_game(params)
+    return smartplay_game(params, row.limits)
 
 
 def _minecraft(params: Any, row: SmartPlayTask) -> Game:
     from playbench.suites.smartplay.voxel.game import MinecraftGame
 
-    return MinecraftGame(params, str(row.variant))
+    return MinecraftGame(params, str(row.variant), row.limits)
 
 
 def _check_messenger_text(params: MessengerParams) -> None:
@@ -62,18 +62,18 @@ def _check_messenger_text(params: MessengerParams) -> None:
 def _describe(row: SmartPlayTask) -> str:
     v = row.variant
     if row.game == "bandit":
-        return f"SmartPlay two-armed bandit ({v}): 50 pulls, score = pulls of the best arm"
+        return f"SmartPlay two-armed bandit ({v}): {row.steps} pulls, score = pulls of the best arm"
     if row.game == "rps":
-        return f"SmartPlay rock-paper-scissors ({v}) against a biased opponent, 50 rounds"
+        return f"SmartPlay rock-paper-scissors ({v}) against a biased opponent, {row.steps} rounds"
     if row.game == "hanoi":
-        return f"SmartPlay Tower of Hanoi with {v} disks, 30 steps, score = disks on rod C"
+        return f"SmartPlay Tower of Hanoi with {v} disks, {row.steps} steps, score = disks on rod C"
     if row.game == "messenger":
         return f"SmartPlay Messenger {row.note}. Native engine (no py-vgdl); score +1 delivered / -1 lost"
     if row.game == "crafter":
         return ("SmartPlay Crafter on the real crafter 1.8.3 engine (reproducible, text-only by default): 64x64 "
                 "world, 10,000 steps, score = running sum of achievements unlocked (human 2680)")
     num, word = FIND_TASKS[str(v)]
-    return (f"SmartPlay Minecraft creative:{num}, find a {word} biome in 200 steps. SUBSTITUTE WORLD: a native "
+    return (f"SmartPlay Minecraft creative:{num}, find a {word} biome in {row.steps} steps. SUBSTITUTE WORLD: a native "
             "voxel world with MineDojo's text interface (MineDojo itself cannot run offline); scores are not "
             "comparable with the paper's Minecraft column")
 
@@ -126,8 +126,8 @@ def check_facts(task: Task) -> list[str]:
         problems.append(f"{task.id}: needs {len(CAPABILITIES)} capability degrees between 1 and 4")
     if row.table2 is not None and ref.kind != "human":
         problems.append(f"{task.id}: a Table 2 game needs a human reference score")
-    if row.trials < 1:
-        problems.append(f"{task.id}: trials must be at least 1")
+    if min(row.trials, row.steps, row.history) < 1:
+        problems.append(f"{task.id}: trials, steps and history must be at least 1")
     return problems
 
 
