@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from playbench.core import registry
+from playbench.core.errors import PlaybenchError
 from playbench.core.registry import find_task, list_groups, list_tasks, missing_facts, suites
 from playbench.core.suite import Suite
 from playbench.core.task import Task
@@ -96,7 +97,7 @@ def test_babyai_step_limits_are_minigrids(kind: str) -> None:
 
 def test_a_task_id_is_declared_once() -> None:
     hanoi = find_task("smartplay/hanoi-3")
-    with pytest.raises(ValueError, match="declared twice"):
+    with pytest.raises(PlaybenchError, match="declared twice"):
         registry.register_suite(Suite(name="smartplay", tasks=(hanoi,)))  # type: ignore[arg-type]
     assert find_task("smartplay/hanoi-3") is hanoi
 

@@ -53,9 +53,9 @@ def register_suite(suite: Suite) -> None:
     ids = [task.id for task in suite.tasks]
     for task in suite.tasks:  # refuse the whole declaration before anything is added
         if task.suite != suite.name:
-            raise ValueError(f"task {task.id!r} is not in suite {suite.name!r}")
+            raise PlaybenchError(f"task {task.id!r} is not in suite {suite.name!r}")
         if task.id in _TASKS or ids.count(task.id) > 1:
-            raise ValueError(f"task {task.id!r} is declared twice")
+            raise PlaybenchError(f"task {task.id!r} is declared twice")
     for task in suite.tasks:
         _add_task(task)
     for group in suite.groups:
