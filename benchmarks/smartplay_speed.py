@@ -15,9 +15,8 @@ import time
 
 import numpy as np
 
-from playbench.suites.smartplay.base import SmartPlayParams
+from playbench.suites.smartplay.base import MessengerParams, SmartPlayParams
 from playbench.suites.smartplay.messenger.game import MessengerGame
-from playbench.suites.smartplay.tasks_more import MessengerParams
 from playbench.suites.smartplay.voxel import world as world_mod
 from playbench.suites.smartplay.voxel.game import MinecraftGame
 

@@ -221,7 +221,7 @@ _TRAJECTORY_HASH = """
 import hashlib, sys
 import numpy as np
 from playbench.suites.smartplay.base import SmartPlayParams
-from playbench.suites.smartplay.tasks_more import MessengerParams
+from playbench.suites.smartplay.base import MessengerParams
 from playbench.suites.smartplay.messenger.game import MessengerGame
 from playbench.suites.smartplay.voxel.game import MinecraftGame
 h = hashlib.sha256()

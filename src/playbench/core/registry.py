@@ -2,18 +2,25 @@
 
 import difflib
 import importlib
+import importlib.util
+import os
 import pkgutil
 from typing import Any
 
 import gymnasium
 
 from playbench.core.errors import PlaybenchError
+from playbench.core.suite import Suite
 from playbench.core.task import Task
+
+#: Environment variable naming extra suite modules (comma-separated), each exposing ``SUITE``.
+EXTRA_SUITES_ENV = "PLAYBENCH_SUITES"
 
 _TASKS: dict[str, Task] = {}
 _ALIASES: dict[str, str] = {}
 _GROUPS: dict[str, str] = {}  # id -> description
 _GROUP_MEMBERS: dict[str, list[tuple[str, dict[str, Any]]]] = {}  # id -> [(task id, preset)]
+_SUITES: dict[str, list[Suite]] = {}
 _loaded = False
 
 
@@ -28,37 +35,92 @@ def make_env(task_id: str, index: int = 0, **params: Any) -> gymnasium.Env:
     return task.make_game(task.params(params), index)
 
 
-def register_task(task: Task) -> Task:
-    """Add a task (and its aliases and gymnasium id) to the registry."""
+def _add_task(task: Task) -> None:
     _TASKS[task.id] = task
     for alias in task.aliases:
         _ALIASES[alias] = task.id
     gid = gym_id(task.id)
     if gid not in gymnasium.registry:
         gymnasium.register(id=gid, entry_point=make_env, kwargs={"task_id": task.id}, disable_env_checker=True)
-    return task
 
 
-def register_group(group_id: str, description: str, members: list[str | tuple[str, dict[str, Any]]]) -> None:
-    """Register a group id that expands to several tasks (e.g. ``smartplay/benchmark-v0``).
+def register_suite(suite: Suite) -> None:
+    """Add a suite's tasks (with their aliases and gymnasium ids) and groups to the registry.
 
-    A member may carry a preset ``{"episodes": N, "params": {...}}`` used unless the user overrides it.
+    This is the only way tasks and groups enter the registry. A suite name may be declared by several
+    modules (a variant added outside the package); a task id may be declared only once.
     """
-    _GROUPS[group_id] = description
-    _GROUP_MEMBERS[group_id] = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in members]
+    ids = [task.id for task in suite.tasks]
+    for task in suite.tasks:  # refuse the whole declaration before anything is added
+        if task.suite != suite.name:
+            raise PlaybenchError(f"task {task.id!r} is not in suite {suite.name!r}")
+        if task.id in _TASKS or ids.count(task.id) > 1:
+            raise PlaybenchError(f"task {task.id!r} is declared twice")
+    for task in suite.tasks:
+        _add_task(task)
+    for group in suite.groups:
+        _GROUPS[group.id] = group.description
+        _GROUP_MEMBERS[group.id] = [(m, dict(p)) for m, p in group.members]
+    _SUITES.setdefault(suite.name, []).append(suite)
+
+
+def _suite_modules() -> list[str]:
+    """Every built-in suite package's ``tasks`` module, then the modules named in ``PLAYBENCH_SUITES``."""
+    import playbench.suites as suites
+
+    found = [
+        f"playbench.suites.{mod.name}.tasks"
+        for mod in pkgutil.iter_modules(suites.__path__)
+        if mod.ispkg and importlib.util.find_spec(f"playbench.suites.{mod.name}.tasks") is not None
+    ]
+    extra = [name.strip() for name in os.environ.get(EXTRA_SUITES_ENV, "").split(",") if name.strip()]
+    return found + extra
 
 
 def load_suites() -> None:
-    """Import every suite's ``tasks`` module once, which registers its tasks."""
+    """Register, once, the ``SUITE`` of every suite module (see ``_suite_modules``)."""
     global _loaded
     if _loaded:
         return
     _loaded = True
-    import playbench.suites as suites
+    for name in _suite_modules():
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                raise PlaybenchError(f"{EXTRA_SUITES_ENV}: no module {name!r}") from None
+            raise
+        suite = getattr(module, "SUITE", None)
+        if not isinstance(suite, Suite):
+            raise PlaybenchError(f"suite module {name!r} has no SUITE (a playbench.core.suite.Suite)")
+        register_suite(suite)
 
-    for mod in pkgutil.iter_modules(suites.__path__):
-        if mod.ispkg and importlib.util.find_spec(f"playbench.suites.{mod.name}.tasks") is not None:
-            importlib.import_module(f"playbench.suites.{mod.name}.tasks")
+
+def suites() -> dict[str, list[Suite]]:
+    """Suite name -> its declarations, in the order they were registered."""
+    load_suites()
+    return {name: list(decls) for name, decls in _SUITES.items()}
+
+
+def find_task(task_id: str) -> Task | None:
+    """The task with exactly this id (no aliases), or None."""
+    load_suites()
+    return _TASKS.get(task_id)
+
+
+def suite_tasks(suite: str) -> list[Task]:
+    """A suite's tasks in the order its declarations list them."""
+    return [task for decl in suites().get(suite, []) for task in decl.tasks]
+
+
+def missing_facts(task: Task) -> list[str]:
+    """What a task lacks for its suite's report (empty when it has every fact).
+
+    Every distinct check declared for the task's suite is applied (a suite extended from another module
+    usually reuses the suite's own check).
+    """
+    checks = dict.fromkeys(decl.check_facts for decl in suites().get(task.suite, []))
+    return [problem for check in checks for problem in check(task)]
 
 
 def list_tasks() -> list[Task]:

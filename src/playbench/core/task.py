@@ -77,6 +77,8 @@ class Task:
     note: Callable[[Any], str | None] | None = None
     #: The optional engine the task's games run on (None: pure Python, always there).
     engine: Engine | None = None
+    #: The row of the suite's facts table this task was built from (reference scores, step limits ...).
+    facts: Any = None
 
     @property
     def suite(self) -> str:

@@ -1,4 +1,4 @@
-"""BALROG's episode protocol, game side: instruction prompts, invalid-action feedback, defaults, limits, presets.
+"""BALROG's episode protocol, game side: instruction prompts and invalid-action feedback (limits: ``facts``).
 
 Everything here is data taken from the BALROG specification (``specs/balrog.md`` §1, §2.3, §6): the
 instruction prompts are reproduced byte for byte (their SHA-256 fingerprints are checked by the tests),
@@ -8,37 +8,20 @@ including the original's typos and odd indentation, because they are benchmark i
 import hashlib
 from typing import Literal
 
-#: The six environments in BALROG's order (``envs.names`` default order of the summary table).
-ENVS: tuple[str, ...] = ("babyai", "crafter", "textworld", "babaisai", "minihack", "nle")
+from playbench.suites.balrog import facts
 
-#: Episodes per task for each preset: ``config`` = the repository's config.yaml, ``paper`` = the paper's tables.
-EPISODES: dict[str, dict[str, int]] = {
-    "config": {"babyai": 10, "crafter": 10, "textworld": 10, "babaisai": 3, "minihack": 5, "nle": 5},
-    "paper": {"babyai": 25, "crafter": 10, "textworld": 20, "babaisai": 5, "minihack": 5, "nle": 5},
-}
-
+# Views of the environment rows of ``facts.ENVS`` (the numbers live there only).
+ENVS: tuple[str, ...] = facts.env_names()
 Preset = Literal["config", "paper"]
-
+#: Episodes per task for each preset: ``config`` = the repository's config.yaml, ``paper`` = the paper's tables.
+EPISODES: dict[str, dict[str, int]] = {p: {e.name: e.episodes(p) for e in facts.ENVS} for p in ("config", "paper")}
 #: The action executed when the model's output is not a valid action (§1). TextWorld accepts any text.
-DEFAULT_ACTIONS: dict[str, str | None] = {
-    "babyai": "go forward",
-    "crafter": "Noop",
-    "textworld": None,
-    "babaisai": "idle",
-    "minihack": "north",
-    "nle": "esc",
-}
-
-#: Step limits (§1): BabyAI's depends on the task kind (set by the engine at reset).
-STEP_LIMITS: dict[str, int] = {"crafter": 2000, "textworld": 80, "babaisai": 100, "minihack": 100, "nle": 100_000}
-BABYAI_STEP_LIMITS: dict[str, int] = {"goto": 64, "pickup": 64, "open": 128, "putnext": 128, "pick_up_seq_go_to": 128}
-#: The step counts the TextWorld prompts state (B10); used only with ``tw_step_limit=prompt``.
-TEXTWORLD_PROMPT_STEPS: dict[str, int] = {"treasure_hunter": 40, "the_cooking_game": 80, "coin_collector": 25}
+DEFAULT_ACTIONS: dict[str, str | None] = {e.name: e.default_action for e in facts.ENVS}
 
 
 def episodes_for(env: str, preset: str) -> int:
     """Episodes per task of ``env`` under a preset (``config`` or ``paper``)."""
-    return EPISODES[preset][env]
+    return facts.env(env).episodes(preset)
 
 
 def fingerprint(text: str) -> str:

@@ -13,17 +13,12 @@ from collections import defaultdict
 from typing import Any
 
 from playbench.core.records import EpisodeRecord
-from playbench.suites.balrog.protocol import ENVS
+from playbench.suites.balrog.facts import ENVS as ENV_ROWS
+from playbench.suites.balrog.facts import env_names
 
-#: Column titles of the paper's tables.
-ENV_TITLES: dict[str, str] = {
-    "babyai": "BabyAI",
-    "crafter": "Crafter",
-    "textworld": "TextWorld",
-    "babaisai": "Baba Is AI",
-    "minihack": "MiniHack",
-    "nle": "NetHack",
-}
+ENVS: tuple[str, ...] = env_names()
+#: Column titles of the paper's tables (from the facts' environment rows).
+ENV_TITLES: dict[str, str] = {e.name: e.title for e in ENV_ROWS}
 
 
 def mean(xs: list[float]) -> float:

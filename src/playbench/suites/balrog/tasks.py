@@ -1,108 +1,134 @@
-"""BALROG tasks of this package (BabyAI-Text, TextWorld) and the ``balrog/all`` group.
+"""The BALROG suite: a Task for every row of ``facts.TASKS`` and the ``balrog/all`` and ``balrog/vlm`` groups.
 
-Engines are imported lazily inside the game factories. The group collects every registered task id
-with the ``balrog/`` prefix at import time, after importing the other BALROG task modules (Crafter,
-Baba Is AI, MiniHack/NetHack) when they exist.
+Engines are imported lazily inside the game factories.
 """
 
-import importlib
 from typing import Any
 
 from playbench.core.game import Game
-from playbench.core.registry import _TASKS, register_group, register_task
+from playbench.core.suite import Group, Suite
 from playbench.core.task import Task
+from playbench.suites.balrog import facts
+from playbench.suites.balrog.babaisai.tasks import build_task as babaisai_task
+from playbench.suites.balrog.facts import BalrogTask
+from playbench.suites.balrog.nle.tasks import build_task as nle_task
 from playbench.suites.balrog.params import BalrogParams, TextWorldParams
-from playbench.suites.balrog.protocol import ENVS, episodes_for
-from playbench.suites.engines import BABYAI, TEXTWORLD
-
-BABYAI_TASKS: tuple[str, ...] = ("goto", "pickup", "open", "putnext", "pick_up_seq_go_to")
-TEXTWORLD_TASKS: tuple[str, ...] = ("treasure_hunter", "the_cooking_game", "coin_collector")
-#: The other BALROG task modules (owned by other parts of the suite), imported before building the group.
-OTHER_TASK_MODULES: tuple[str, ...] = (
-    "playbench.suites.crafter.tasks",
-    "playbench.suites.balrog.babaisai.tasks",
-    "playbench.suites.balrog.nle.tasks",
-)
+from playbench.suites.balrog.protocol import episodes_for
+from playbench.suites.crafter.params import BalrogCrafterParams
+from playbench.suites.engines import BABYAI, CRAFTER, TEXTWORLD
 
 
 def _common(params: BalrogParams) -> dict[str, Any]:
     return {"images": params.images, "feedback": params.feedback, "max_steps": params.max_steps}
 
 
-def _babyai(kind: str) -> Task:
+def _babyai(row: BalrogTask) -> Task:
     def make(params: BalrogParams, index: int) -> Game:
         from playbench.suites.balrog.babyai.game import BabyAIGame
 
-        return BabyAIGame(kind, **_common(params))
+        return BabyAIGame(row.name, **_common(params))
 
     return Task(
-        id=f"balrog/babyai/{kind}",
-        description=f"BALROG BabyAI-Text MixedTrainLocal '{kind}' (Minigrid, level from the episode seed)",
+        id=row.id,
+        description=f"BALROG BabyAI-Text MixedTrainLocal '{row.name}' (Minigrid, level from the episode seed)",
         make_game=make,
         default_episodes=lambda p: episodes_for("babyai", p.preset),
         params_model=BalrogParams,
-        aliases=(f"BabyAI-MixedTrainLocal-v0/{kind}",),
+        aliases=row.aliases,
         reference_agents=("random", "oracle"),
         tags=("balrog", "babyai"),
         engine=BABYAI,
+        facts=row,
     )
 
 
-def _textworld(name: str) -> Task:
+def _textworld(row: BalrogTask) -> Task:
     def make(params: TextWorldParams, index: int) -> Game:
         from playbench.suites.balrog.textworld.game import TextWorldGame
 
         n_games = params.games or episodes_for("textworld", params.preset)
         return TextWorldGame(
-            name, index, n_games, compat=params.compat, step_limit=params.step_limit, **_common(params)
+            row.name, index, n_games, compat=params.compat, step_limit=params.step_limit, **_common(params)
         )
 
     return Task(
-        id=f"balrog/textworld/{name}",
-        description=f"BALROG TextWorld '{name}' on a locally generated, deterministic game set (text only)",
+        id=row.id,
+        description=f"BALROG TextWorld '{row.name}' on a locally generated, deterministic game set (text only)",
         make_game=make,
         default_episodes=lambda p: episodes_for("textworld", p.preset),
         params_model=TextWorldParams,
+        aliases=row.aliases,
         reference_agents=("random", "oracle"),
         tags=("balrog", "textworld"),
         engine=TEXTWORLD,
+        facts=row,
     )
 
 
-for _kind in BABYAI_TASKS:
-    register_task(_babyai(_kind))
-for _name in TEXTWORLD_TASKS:
-    register_task(_textworld(_name))
+def _crafter(row: BalrogTask) -> Task:
+    def make(params: BalrogCrafterParams, index: int) -> Game:
+        from playbench.suites.crafter.make import balrog_game
+
+        return balrog_game(params)
+
+    return Task(
+        id=row.id,
+        description=(
+            f"BALROG Crafter on the real crafter 1.8.3 engine (reproducible): {row.step_limit:,} steps, "
+            "progression = achievements unlocked / 22; images=true for VLM mode (256x256)"
+        ),
+        make_game=make,
+        default_episodes=lambda params: episodes_for("crafter", params.preset),
+        params_model=BalrogCrafterParams,
+        aliases=row.aliases,
+        metrics=("score", "progression", "achievements_unlocked"),
+        reference_agents=("random", "oracle"),
+        tags=("balrog", "crafter"),
+        engine=CRAFTER,
+        facts=row,
+    )
 
 
-def _import_other_parts() -> None:
-    for module in OTHER_TASK_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module and not module.startswith(f"{exc.name}."):
-                raise  # a missing dependency inside an existing module is a real error
+_BUILDERS = {"babyai": _babyai, "textworld": _textworld, "crafter": _crafter, "babaisai": babaisai_task,
+             "minihack": nle_task, "nle": nle_task}
 
 
-def _env_of(task_id: str) -> str:
-    return task_id.split("/")[1]
+def build_task(row: BalrogTask) -> Task:
+    """The Task of one facts row."""
+    return _BUILDERS[row.env](row)
 
 
-def balrog_members() -> list[str]:
-    """Every registered ``balrog/`` task, in BALROG's environment order, then in registration order."""
-    ids = [tid for tid in _TASKS if tid.startswith("balrog/")]
-    order = {env: i for i, env in enumerate(ENVS)}
-    return sorted(ids, key=lambda tid: order.get(_env_of(tid), len(order)))
+def check_facts(task: Task) -> list[str]:
+    """What the BALROG report needs of a task: its row, a known environment and a step limit."""
+    row = task.facts
+    if not isinstance(row, BalrogTask):
+        return [f"{task.id}: no BALROG facts row"]
+    problems = []
+    if row.env not in facts.env_names():
+        problems.append(f"{task.id}: environment {row.env!r} is not in facts.ENVS")
+    if task.id != row.id:
+        problems.append(f"{task.id}: the id must be balrog/<env>/<name> of its row")
+    if row.step_limit < 1:
+        problems.append(f"{task.id}: needs a step limit of at least 1")
+    if row.env == "textworld" and not row.prompt_steps:
+        problems.append(f"{task.id}: a TextWorld task needs the step count its prompt states")
+    if row.kind and row.env not in ("minihack", "nle"):
+        problems.append(f"{task.id}: only MiniHack/NetHack rows have a game kind")
+    if row.env in ("minihack", "nle") and (not row.original or row.kind not in ("boxoban", "navigation", "plain")):
+        problems.append(f"{task.id}: a MiniHack/NetHack row needs its original env id and a game kind")
+    return problems
 
 
-_import_other_parts()
-register_group(
-    "balrog/all",
-    "BALROG: every registered environment's tasks (episodes per task: -T preset=config|paper)",
-    balrog_members(),
-)
-register_group(
-    "balrog/vlm",
-    "BALROG's VLM set: every registered BALROG task except TextWorld (add -T images=true)",
-    [tid for tid in balrog_members() if _env_of(tid) != "textworld"],
+_ALL = [row.id for row in facts.TASKS]
+
+SUITE = Suite(
+    name="balrog",
+    tasks=tuple(build_task(row) for row in facts.TASKS),
+    groups=(
+        Group.of("balrog/all", "BALROG: every registered environment's tasks (episodes per task: -T preset=config|paper)",
+                 _ALL),
+        Group.of("balrog/vlm", "BALROG's VLM set: every registered BALROG task except TextWorld (add -T images=true)",
+                 [tid for row, tid in zip(facts.TASKS, _ALL, strict=True) if row.env != "textworld"]),
+    ),
+    check_facts=check_facts,
 )

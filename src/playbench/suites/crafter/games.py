@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from playbench.suites.balrog import facts
 from playbench.suites.balrog.game import BalrogGame, Frame
-from playbench.suites.balrog.protocol import DEFAULT_ACTIONS, STEP_LIMITS
 from playbench.suites.crafter import describe
 from playbench.suites.crafter.engine import ACHIEVEMENTS, ACTION_NAMES, CrafterEngine
 from playbench.suites.crafter.oracle import OraclePolicy
@@ -58,13 +58,12 @@ class _CrafterMixin:
 class SmartPlayCrafter(_CrafterMixin, SmartPlayGame):
     """SmartPlay's Crafter (smartplay.md §5.5): 10,000 steps, history 2, score = running sum of unlocked."""
 
-    default_steps = 10000
-    default_history = 2
+    facts_game = "crafter"
     actions = list(ACTIONS)
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: SmartPlayCrafterParams) -> None:
-        super().__init__(params)
+    def __init__(self, params: SmartPlayCrafterParams, limits: tuple[int, int] | None = None) -> None:
+        super().__init__(params, None, limits)
         self.images = params.images
         self.engine = CrafterEngine(size=(64, 64), render_images=self.images, seed=0)
         self.manual = smartplay_manual()
@@ -161,7 +160,7 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
     @property
     def default_action(self) -> str:
         """BALROG's fallback action for Crafter."""
-        return str(DEFAULT_ACTIONS["crafter"])
+        return str(facts.env("crafter").default_action)
 
     def _observe(self) -> Frame:
         win = describe.window(self.engine)
@@ -170,7 +169,7 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
 
     def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
         self._new_episode(_fresh_seed(seed))  # crafter.Env(seed=episode seed): B1b fixed
-        return self._observe(), balrog_instruction_prompt(), STEP_LIMITS["crafter"]
+        return self._observe(), balrog_instruction_prompt(), facts.task("crafter", "default").step_limit
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         _, reward, done, _ = self.engine.step(ACTIONS.index(action))

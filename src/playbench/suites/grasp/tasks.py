@@ -1,11 +1,12 @@
-"""Registers ``grasp/energy`` (one-step plans) and ``grasp/energy-interactive`` (one action per turn)."""
+"""The GRASP suite: a Task for every row of ``facts.TASKS`` (one-step plans, or one action per turn)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from playbench.core.registry import register_task
+from playbench.core.suite import Suite
 from playbench.core.task import Task
+from playbench.suites.grasp.facts import TASKS, GraspTask
 from playbench.suites.grasp.params import GraspParams
 
 
@@ -13,12 +14,6 @@ def _episodes(params: Any) -> int:
     from playbench.suites.grasp.instances import default_episodes
 
     return default_episodes(params)
-
-
-def _interactive_episodes(params: Any) -> int:
-    # 40 = the 8 constraint combinations x the 5 distributions (inner start, obstacles); each episode is
-    # up to 20 model calls, so a default run stays in the same range of calls as the one-step task.
-    return min(40, _episodes(params))
 
 
 def _limit(params: Any) -> int | None:
@@ -46,33 +41,33 @@ def _interactive(params: Any, index: int):  # noqa: ANN202
     return GraspInteractiveGame(params, index)
 
 
-register_task(
-    Task(
-        id="grasp/energy",
-        description="GRASP: plan up to 20 actions on an 11x11 grid to bring energy home (one answer per grid)",
-        make_game=_one_step,
-        default_episodes=_episodes,
+def build_task(row: GraspTask) -> Task:
+    """The Task of one facts row."""
+    cap = row.episode_cap
+
+    def episodes(params: Any) -> int:
+        return _episodes(params) if cap is None else min(cap, _episodes(params))
+
+    return Task(
+        id=row.id,
+        description=row.about,
+        make_game=_interactive if row.interactive else _one_step,
+        default_episodes=episodes,
         params_model=GraspParams,
-        aliases=("GRASP-v0",),
+        aliases=row.aliases,
         metrics=("score", "completion", "length", "energy_fixed", "energy_compat"),
         reference_agents=("random", "greedy", "optimal"),
-        one_step=True,
-        tags=("spatial", "planning", "one-step"),
+        one_step=not row.interactive,
+        tags=("spatial", "planning", "interactive" if row.interactive else "one-step"),
         check_inputs=_check_data,
         episode_limit=_limit,
+        facts=row,
     )
-)
-register_task(
-    Task(
-        id="grasp/energy-interactive",
-        description="GRASP instances played one action per turn, seeing the grid after each action (playbench)",
-        make_game=_interactive,
-        default_episodes=_interactive_episodes,
-        params_model=GraspParams,
-        metrics=("score", "completion", "length", "energy_fixed", "energy_compat"),
-        reference_agents=("random", "greedy", "optimal"),
-        tags=("spatial", "planning", "interactive"),
-        check_inputs=_check_data,
-        episode_limit=_limit,
-    )
-)
+
+
+def check_facts(task: Task) -> list[str]:
+    """The GRASP report needs each task's row."""
+    return [] if isinstance(task.facts, GraspTask) else [f"{task.id}: no GRASP facts row"]
+
+
+SUITE = Suite(name="grasp", tasks=tuple(build_task(row) for row in TASKS), check_facts=check_facts)

@@ -4,8 +4,10 @@ from typing import Any
 
 from playbench.core.records import EpisodeRecord
 from playbench.suites.mango.aggregate import summarize_rows
+from playbench.suites.mango.facts import TASKS as ROWS
 
-_TASKS = {"mango/df": "df", "mango/rf": "rf"}
+# task id -> its DF/RF part of the report
+_TASKS = {row.id: row.question for row in ROWS if row.question is not None}
 
 
 def rows_from_records(records: list[EpisodeRecord]) -> list[dict]:

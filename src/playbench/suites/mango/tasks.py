@@ -1,9 +1,10 @@
-"""Registers ``mango/df``, ``mango/rf`` and ``mango/minigame`` (heavy work happens only in ``make_game``)."""
+"""The MANGO suite: a Task for every row of ``facts.TASKS`` (heavy work happens only in ``make_game``)."""
 
 from typing import Any
 
-from playbench.core.registry import register_group, register_task
+from playbench.core.suite import Group, Suite
 from playbench.core.task import Task
+from playbench.suites.mango.facts import BENCHMARK_GROUP, TASKS, MangoTask
 from playbench.suites.mango.game import DEFAULT_PROCEDURAL_EPISODES, MangoParams
 from playbench.suites.mango.minigame import MinigameParams
 
@@ -60,37 +61,48 @@ def _make_minigame(params: MinigameParams, index: int):  # noqa: ANN202
 
 
 _COMMON = "one question per episode; procedural mazes unless -T data=PATH (official folder)"
-_QUESTIONS = {
-    "df": "MANGO destination finding: where do these actions lead?",
-    "rf": "MANGO route finding: how do you get from S to D?",
-}
-for _task, _what in _QUESTIONS.items():
-    register_task(
-        Task(
-            id=f"mango/{_task}",
-            description=f"{_what} ({_COMMON})",
-            make_game=_make(_task),
-            default_episodes=_episodes(_task),
-            params_model=MangoParams,
-            metrics=("score", "completion", "loose", "reasoning"),
+
+
+def build_task(row: MangoTask) -> Task:
+    """The Task of one facts row: a DF/RF question task, or the minigames."""
+    if row.question is None:
+        return Task(
+            id=row.id,
+            description=row.about,
+            make_game=_make_minigame,
+            default_episodes=_minigame_episodes,
+            params_model=MinigameParams,
+            aliases=row.aliases,
             reference_agents=("random", "oracle"),
             one_step=True,
-            aliases=(f"mango-{_task}",),
-            check_inputs=_check_data,
-            episode_limit=_data_limit(_episodes(_task)),
+            check_inputs=_check_minigame_data,
+            episode_limit=_data_limit(_minigame_episodes),
+            facts=row,
         )
-    )
-register_task(
-    Task(
-        id="mango/minigame",
-        description="MANGO downstream minigames: name the walkthrough's next move (reconstruction of paper §3.5)",
-        make_game=_make_minigame,
-        default_episodes=_minigame_episodes,
-        params_model=MinigameParams,
+    return Task(
+        id=row.id,
+        description=f"{row.about} ({_COMMON})",
+        make_game=_make(row.question),
+        default_episodes=_episodes(row.question),
+        params_model=MangoParams,
+        metrics=("score", "completion", "loose", "reasoning"),
         reference_agents=("random", "oracle"),
         one_step=True,
-        check_inputs=_check_minigame_data,
-        episode_limit=_data_limit(_minigame_episodes),
+        aliases=row.aliases,
+        check_inputs=_check_data,
+        episode_limit=_data_limit(_episodes(row.question)),
+        facts=row,
     )
+
+
+def check_facts(task: Task) -> list[str]:
+    """The MANGO report needs each task's row (its question kind names the report's DF/RF part)."""
+    return [] if isinstance(task.facts, MangoTask) else [f"{task.id}: no MANGO facts row"]
+
+
+SUITE = Suite(
+    name="mango",
+    tasks=tuple(build_task(row) for row in TASKS),
+    groups=(Group.of(*BENCHMARK_GROUP, [row.id for row in TASKS if row.question is not None]),),
+    check_facts=check_facts,
 )
-register_group("mango/benchmark", "MANGO: destination finding and route finding", ["mango/df", "mango/rf"])

@@ -1,22 +1,6 @@
-"""Registers ``quickstart``: a few episodes of each suite, offline, about a minute in all."""
+"""The ``quickstart`` suite: no tasks of its own, one group over the other suites' tasks."""
 
-from playbench.core.registry import register_group
+from playbench.core.suite import Group, Suite
+from playbench.suites.quickstart.facts import DESCRIPTION, GROUP_ID, MEMBERS
 
-MEMBERS: list[tuple[str, dict]] = [
-    ("smartplay/bandit-highlow", {"episodes": 3}),
-    ("smartplay/rps-basic", {"episodes": 3}),
-    ("smartplay/hanoi-3", {"episodes": 3}),
-    ("mango/df", {"episodes": 4}),
-    ("mango/rf", {"episodes": 4}),
-    ("grasp/energy", {"episodes": 8}),
-    ("smartplay/messenger-2", {"episodes": 3}),
-    ("smartplay/minecraft-forest", {"episodes": 2}),
-    ("smartplay/crafter", {"episodes": 1, "params": {"max_steps": 200}}),
-    ("balrog/babyai/goto", {"episodes": 3}),
-    ("balrog/babaisai/goto_win", {"episodes": 3}),
-    ("balrog/crafter/default", {"episodes": 1, "params": {"max_steps": 200}}),
-    ("balrog/minihack/mazewalk-9x9", {"episodes": 2}),
-    ("balrog/minihack/boxoban-medium", {"episodes": 2}),
-]
-
-register_group("quickstart", "a small offline sample of every suite (the README's default run)", MEMBERS)
+SUITE = Suite(name="quickstart", groups=(Group.of(GROUP_ID, DESCRIPTION, list(MEMBERS)),))

@@ -22,13 +22,12 @@ MANUAL = (
 class BanditGame(SmartPlayGame):
     """Pull one of two arms; reward 1 with the arm's probability, else -1. Score = optimal pulls."""
 
-    default_steps = 50
-    default_history = 50
+    facts_game = "bandit"
     actions = ACTIONS
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: SmartPlayParams, variant: str) -> None:
-        super().__init__(params)
+    def __init__(self, params: SmartPlayParams, variant: str, limits: tuple[int, int] | None = None) -> None:
+        super().__init__(params, variant, limits)
         self.variant = variant
         self.base_p = np.array(VARIANTS[variant])
         self.manual = MANUAL

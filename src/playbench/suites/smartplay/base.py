@@ -1,11 +1,12 @@
 """What every SmartPlay game shares: manual, history, rollout limit, score and completion in ``info``."""
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from playbench.core.game import Game
-from playbench.core.params import Params
+from playbench.core.params import ExistingPath, Params
+from playbench.suites.smartplay.facts import limits_of
 from playbench.suites.smartplay.history import HistoryTracker
 
 
@@ -26,17 +27,30 @@ class SmartPlayParams(Params):
     episodes: int | None = None
 
 
+class MessengerParams(SmartPlayParams):
+    """SmartPlay parameters plus ``messenger_text``: path to messenger-emma's ``text_test.json``.
+
+    Without it the manual is written from playbench's templates (same information content); compat numbers
+    are comparable to the paper only with the official text.
+    """
+
+    messenger_text: ExistingPath | None = None
+
+
 class SmartPlayGame(Game):
     """A SmartPlay game: subclasses implement ``_reset``, ``_step`` and the manual."""
 
-    default_steps = 50
-    default_history = 50
+    #: The game's name in the facts table (``SmartPlayTask.game``).
+    facts_game: ClassVar[str] = ""
     actions: list[str] = []
 
-    def __init__(self, params: SmartPlayParams) -> None:
+    def __init__(self, params: SmartPlayParams, variant: str | int | None = None,
+                 limits: tuple[int, int] | None = None) -> None:
+        """``limits``: the ``(steps, history)`` defaults of the task's facts row (looked up when not given)."""
         super().__init__()
         self.params = params
         self.compat = params.compat
+        self.default_steps, self.default_history = limits or limits_of(self.facts_game, variant)
         self.max_steps = params.max_steps or self.default_steps
         self.tracker = HistoryTracker(params.history or self.default_history)
         self.score = 0.0

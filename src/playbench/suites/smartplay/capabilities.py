@@ -1,4 +1,4 @@
-"""SmartPlay's capability degrees (Table 3) and capability scores (§4.2-4.3, bug B5).
+"""SmartPlay's capability scores (§4.2-4.3, bug B5) from the degrees (Table 3) in each task's facts row.
 
 ``p_c = Σ_g w_c^g s_g / Σ_g w_c^g`` over the games supplied, with ``w = d - 1`` (the original code,
 playbench's default ``weighting="code"``: a degree-1 game "does not test this") or ``w = d``
@@ -11,51 +11,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from playbench.suites.smartplay.facts import CAPABILITIES
+from playbench.suites.smartplay.scoring import facts_of
+
+__all__ = ["CAPABILITIES", "Capability", "capability_scores", "capability_values", "degrees"]
+
 Weighting = Literal["code", "paper"]
 
-CAPABILITIES: tuple[str, ...] = (
-    "Long Text Understanding",
-    "Reasoning",
-    "Instruction Following",
-    "Planning",
-    "Generalization",
-    "Understanding the Odds",
-    "Learning from Interactions",
-    "Error/Mistake Handling",
-    "Spatial Reasoning",
-)
-
-# Degrees per game family, in CAPABILITIES order (evaluation.yml = paper Table 3).
-_FAMILY_DEGREES: dict[str, tuple[int, ...]] = {
-    "bandit": (1, 1, 1, 1, 2, 3, 2, 1, 1),
-    "rps": (2, 1, 3, 1, 2, 3, 3, 1, 1),
-    "hanoi": (2, 3, 2, 3, 1, 1, 1, 2, 1),
-    "messenger-1": (3, 1, 2, 1, 2, 2, 1, 1, 2),
-    "messenger-2": (3, 2, 2, 2, 2, 2, 1, 1, 2),
-    "crafter": (4, 3, 3, 3, 3, 2, 4, 3, 2),
-    "minecraft": (1, 1, 2, 1, 3, 2, 1, 2, 3),
-}
-_FAMILY_OF: dict[str, str] = {
-    **{f"smartplay/bandit-{v}": "bandit" for v in ("deterministic", "highhigh", "highlow", "lowlow")},
-    "smartplay/rps-basic": "rps",
-    "smartplay/rps-different-score": "rps",
-    "smartplay/hanoi-3": "hanoi",
-    "smartplay/hanoi-4": "hanoi",
-    "smartplay/messenger-1": "messenger-1",
-    "smartplay/messenger-2": "messenger-2",
-    "smartplay/messenger-3": "messenger-2",  # L3 uses the L2 column
-    "smartplay/crafter": "crafter",
-    **{f"smartplay/minecraft-{b}": "minecraft"
-       for b in ("plains", "forest", "ocean", "beach", "taiga", "ice-spikes", "jungle", "desert")},
-}
 
 
 def degrees(task_id: str) -> dict[str, int] | None:
-    """The capability degrees of a SmartPlay task (None for ids outside the table)."""
-    family = _FAMILY_OF.get(task_id)
-    if family is None:
+    """The capability degrees of a SmartPlay task, from its facts row (None for ids outside the table)."""
+    row = facts_of(task_id)
+    if row is None:
         return None
-    return dict(zip(CAPABILITIES, _FAMILY_DEGREES[family], strict=True))
+    return dict(zip(CAPABILITIES, row.degrees, strict=True))
 
 
 @dataclass(frozen=True)

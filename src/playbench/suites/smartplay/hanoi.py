@@ -62,13 +62,12 @@ def next_optimal_move(rods: list[list[int]]) -> tuple[int, int] | None:
 class HanoiGame(SmartPlayGame):
     """Move the stack from rod A to rod C. Score = disks on rod C; illegal moves cost -1."""
 
-    default_steps = 30
-    default_history = 5
+    facts_game = "hanoi"
     actions = ACTIONS
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: SmartPlayParams, disks: int) -> None:
-        super().__init__(params)
+    def __init__(self, params: SmartPlayParams, disks: int, limits: tuple[int, int] | None = None) -> None:
+        super().__init__(params, disks, limits)
         self.disks = disks
         start = [list(range(disks - 1, -1, -1)), [], []]
         goal = [[], [], list(range(disks - 1, -1, -1))]

@@ -36,13 +36,12 @@ def outcome(a: int, o: int) -> int:
 class RPSGame(SmartPlayGame):
     """Each round the opponent samples from a hidden distribution. Score = rounds played optimally."""
 
-    default_steps = 50
-    default_history = 50
+    facts_game = "rps"
     actions = ACTIONS
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: SmartPlayParams, variant: str) -> None:
-        super().__init__(params)
+    def __init__(self, params: SmartPlayParams, variant: str, limits: tuple[int, int] | None = None) -> None:
+        super().__init__(params, variant, limits)
         self.variant = variant
         self.base_p, self.base_s = VARIANTS[variant]
         self.p = np.array(self.base_p)

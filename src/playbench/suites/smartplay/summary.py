@@ -13,24 +13,23 @@ from rich.table import Table
 
 from playbench.core.records import EpisodeRecord
 from playbench.suites.smartplay.capabilities import CAPABILITIES, capability_scores
-from playbench.suites.smartplay.scoring import BENCHMARK_TASKS, normalize
+from playbench.suites.smartplay.scoring import benchmark_rows, benchmark_tasks, facts_of, normalize
 
-#: Column titles of the paper's Table 2, for the benchmark games.
-TABLE2_COLUMNS: dict[str, str] = {
-    "smartplay/bandit-highlow": "Bandit",
-    "smartplay/rps-basic": "RPS",
-    "smartplay/hanoi-3": "Hanoi",
-    "smartplay/messenger-1": "MsgrL1",
-    "smartplay/messenger-2": "MsgrL2",
-    "smartplay/crafter": "Crafter",
-    "smartplay/minecraft-plains": "Minecraft*",
-}
+
+def table2_columns() -> dict[str, str]:
+    """Task id -> its column title in the paper's Table 2, for the benchmark games (from the facts)."""
+    return {row.id: str(row.table2) for row in benchmark_rows()}
 
 NOTES = {
     "minecraft": "Minecraft runs on playbench's substitute voxel world: not comparable with the paper's column.",
     "crafter": "The Crafter SmartPlay score is a running sum of unlocked achievements (length-dependent, B6).",
     "range": "Games without a recorded human score are range-normalized over their theoretical bounds.",
 }
+
+
+def _game(task_id: str) -> str | None:
+    row = facts_of(task_id)
+    return row.game if row is not None else None
 
 
 def _scores(records: list[EpisodeRecord]) -> list[float]:
@@ -68,15 +67,16 @@ def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
     res = normalized_score(task_id, records)
     extras: dict[str, Any] = {"normalized": None if res is None else {"value": res[0], "kind": res[1]}}
     ok = [r for r in records if r.status == "ok"]
-    if task_id.startswith("smartplay/messenger-"):
+    game = _game(task_id)
+    if game == "messenger":
         extras.update(_manual_source(records))
-    if task_id.startswith("smartplay/messenger-") and ok:
+    if game == "messenger" and ok:
         extras["picked_message"] = sum(bool(r.metrics.get("picked_message")) for r in ok) / len(ok)
     if task_id == "smartplay/crafter":  # B6: Crafter's native score and achievements beside the running sum
         from playbench.suites.crafter.scores import task_extras as crafter_extras
 
         extras.update(crafter_extras(records))
-    if task_id.startswith("smartplay/minecraft-"):
+    if game == "minecraft":
         extras["substitute_world"] = True
         if ok:
             extras["spawned_in_goal_biome"] = sum(bool(r.metrics.get("spawned_in_goal_biome")) for r in ok)
@@ -97,7 +97,7 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
     caps = capability_scores(human, "code")
     caps_paper = capability_scores(human, "paper")
     notes = [NOTES["range"]] if any(k == "range" for k in kinds.values()) else []
-    if any(t.startswith("smartplay/minecraft-") for t in normalized):
+    if any(_game(t) == "minecraft" for t in normalized):
         notes.append(NOTES["minecraft"])
     crafter: dict[str, Any] = {}
     if "smartplay/crafter" in normalized:
@@ -116,7 +116,7 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
         "capabilities_paper_weighting": {k: c.value for k, c in caps_paper.items()},
         "capability_weighting": "code",
         "capability_tasks": sorted(human),
-        "benchmark_complete": all(t in human for t in BENCHMARK_TASKS),
+        "benchmark_complete": all(t in human for t in benchmark_tasks()),
         **({"crafter": crafter} if crafter else {}),
         "notes": notes,
     }
@@ -131,10 +131,11 @@ def render(summary: dict[str, Any]) -> list[Any]:
     out: list[Any] = []
     normalized = summary.get("normalized", {})
     kinds = summary.get("normalization", {})
+    columns = table2_columns()
     row = Table(title="SmartPlay: human-normalized scores (paper Table 2)")
-    for title in TABLE2_COLUMNS.values():
+    for title in columns.values():
         row.add_column(title, justify="right")
-    row.add_row(*(_fmt(normalized.get(t)) if t in normalized else "-" for t in TABLE2_COLUMNS))
+    row.add_row(*(_fmt(normalized.get(t)) if t in normalized else "-" for t in columns))
     out.append(row)
     others = {t: v for t, v in normalized.items() if kinds.get(t) == "range"}
     if others:

@@ -1,48 +1,160 @@
-"""Registers the SmartPlay tasks: bandits, rock-paper-scissors and Tower of Hanoi."""
+"""The SmartPlay suite: a Task for every row of ``facts.TASKS`` and the benchmark group.
 
-from playbench.core.registry import register_task
+Engines are imported lazily inside ``make_game``.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+from playbench.core.game import Game
+from playbench.core.params import Params
+from playbench.core.suite import Group, Suite
 from playbench.core.task import Task
-from playbench.suites.smartplay.bandit import BanditGame
-from playbench.suites.smartplay.base import SmartPlayParams
-from playbench.suites.smartplay.hanoi import HanoiGame
-from playbench.suites.smartplay.rps import RPSGame
+from playbench.suites.crafter.params import SmartPlayCrafterParams
+from playbench.suites.engines import CRAFTER
+from playbench.suites.smartplay.base import MessengerParams, SmartPlayParams
+from playbench.suites.smartplay.facts import BENCHMARK_GROUP, CAPABILITIES, TASKS, SmartPlayTask
+from playbench.suites.smartplay.voxel.biomes import FIND_TASKS
 
 
-def _trials(default: int):
-    return lambda params: params.episodes or default
+def _bandit(params: Any, row: SmartPlayTask) -> Game:
+    from playbench.suites.smartplay.bandit import BanditGame
+
+    return BanditGame(params, str(row.variant), row.limits)
 
 
-_BANDIT_IDS = {
-    "deterministic": "BanditTwoArmedDeterministicFixed",
-    "highhigh": "BanditTwoArmedHighHighFixed",
-    "highlow": "BanditTwoArmedHighLowFixed",
-    "lowlow": "BanditTwoArmedLowLowFixed",
+def _rps(params: Any, row: SmartPlayTask) -> Game:
+    from playbench.suites.smartplay.rps import RPSGame
+
+    return RPSGame(params, str(row.variant), row.limits)
+
+
+def _hanoi(params: Any, row: SmartPlayTask) -> Game:
+    from playbench.suites.smartplay.hanoi import HanoiGame
+
+    return HanoiGame(params, int(row.variant or 0), row.limits)
+
+
+def _messenger(params: Any, row: SmartPlayTask) -> Game:
+    from playbench.suites.smartplay.messenger.game import MessengerGame
+
+    return MessengerGame(params, int(row.variant or 0), row.limits)
+
+
+def _crafter(params: Any, row: SmartPlayTask) -> Game:
+    from playbench.suites.crafter.make import smartplay_game
+
+    return smartplay_game(params, row.limits)
+
+
+def _minecraft(params: Any, row: SmartPlayTask) -> Game:
+    from playbench.suites.smartplay.voxel.game import MinecraftGame
+
+    return MinecraftGame(params, str(row.variant), row.limits)
+
+
+def _check_messenger_text(params: MessengerParams) -> None:
+    """Read and check ``-T messenger_text=`` before a run exists; compat refuses to run without it."""
+    from playbench.core.errors import PlaybenchError
+    from playbench.suites.smartplay.messenger.manual import OFFICIAL_FILE, make_source
+
+    if params.compat and not params.messenger_text:
+        raise PlaybenchError("Messenger with -T compat=true needs the official manual sentences: "
+                             f"-T messenger_text=PATH, PATH = {OFFICIAL_FILE}")
+
+    make_source(params.messenger_text)
+
+
+def _messenger_note(params: MessengerParams) -> str:
+    """Which manual source the run uses (templated manuals are not comparable with the paper)."""
+    from playbench.suites.smartplay.messenger.manual import source_note
+
+    return source_note("official" if params.messenger_text else "templated", hint=True)
+
+
+def _describe(row: SmartPlayTask) -> str:
+    v = row.variant
+    if row.game == "bandit":
+        return f"SmartPlay two-armed bandit ({v}): {row.steps} pulls, score = pulls of the best arm"
+    if row.game == "rps":
+        return f"SmartPlay rock-paper-scissors ({v}) against a biased opponent, {row.steps} rounds"
+    if row.game == "hanoi":
+        return f"SmartPlay Tower of Hanoi with {v} disks, {row.steps} steps, score = disks on rod C"
+    if row.game == "messenger":
+        return f"SmartPlay Messenger {row.note}. Native engine (no py-vgdl); score +1 delivered / -1 lost"
+    if row.game == "crafter":
+        return ("SmartPlay Crafter on the real crafter 1.8.3 engine (reproducible, text-only by default): 64x64 "
+                "world, 10,000 steps, score = running sum of achievements unlocked (human 2680)")
+    num, word = FIND_TASKS[str(v)]
+    return (f"SmartPlay Minecraft creative:{num}, find a {word} biome in {row.steps} steps. SUBSTITUTE WORLD: a native "
+            "voxel world with MineDojo's text interface (MineDojo itself cannot run offline); scores are not "
+            "comparable with the paper's Minecraft column")
+
+
+#: game -> (game factory, parameter model)
+_GAMES: dict[str, tuple[Callable[[Any, SmartPlayTask], Game], type[Params]]] = {
+    "bandit": (_bandit, SmartPlayParams),
+    "rps": (_rps, SmartPlayParams),
+    "hanoi": (_hanoi, SmartPlayParams),
+    "messenger": (_messenger, MessengerParams),
+    "crafter": (_crafter, SmartPlayCrafterParams),
+    "minecraft": (_minecraft, SmartPlayParams),
 }
-for _variant, _orig in _BANDIT_IDS.items():
-    register_task(Task(
-        id=f"smartplay/bandit-{_variant}",
-        description=f"SmartPlay two-armed bandit ({_variant}): 50 pulls, score = pulls of the best arm",
-        make_game=lambda params, index, v=_variant: BanditGame(params, v),
-        default_episodes=_trials(20), params_model=SmartPlayParams, aliases=(f"{_orig}-v0", _orig),
-        reference_agents=("random", "oracle"),
-    ))
 
-for _variant, _orig in {"basic": "RockPaperScissorBasic", "different-score": "RockPaperScissorDifferentScore"}.items():
-    register_task(Task(
-        id=f"smartplay/rps-{_variant}",
-        description=f"SmartPlay rock-paper-scissors ({_variant}) against a biased opponent, 50 rounds",
-        make_game=lambda params, index, v=_variant: RPSGame(params, v),
-        default_episodes=_trials(20), params_model=SmartPlayParams, aliases=(f"{_orig}-v0", _orig),
-        reference_agents=("random", "oracle"),
-    ))
 
-for _disks in (3, 4):
-    register_task(Task(
-        id=f"smartplay/hanoi-{_disks}",
-        description=f"SmartPlay Tower of Hanoi with {_disks} disks, 30 steps, score = disks on rod C",
-        make_game=lambda params, index, d=_disks: HanoiGame(params, d),
-        default_episodes=_trials(10), params_model=SmartPlayParams,
-        aliases=(f"Hanoi{_disks}Disk-v0", f"Hanoi{_disks}Disk"),
+def build_task(row: SmartPlayTask) -> Task:
+    """The Task of one facts row."""
+    make, params_model = _GAMES[row.game]
+    extra: dict[str, Any] = {}
+    if row.game == "messenger":
+        extra["check_inputs"] = _check_messenger_text
+        extra["note"] = _messenger_note
+    if row.game == "crafter":
+        extra["engine"] = CRAFTER
+        extra["metrics"] = ("score", "completion", "achievements_unlocked", "return")
+        extra["tags"] = ("smartplay", "crafter")
+    if row.game == "minecraft":
+        extra["tags"] = ("substitute",)
+    return Task(
+        id=row.id,
+        description=_describe(row),
+        make_game=lambda params, index: make(params, row),
+        default_episodes=lambda params: params.episodes or row.trials,
+        params_model=params_model,
+        aliases=row.aliases,
         reference_agents=("random", "oracle"),
-    ))
-from playbench.suites.smartplay import tasks_more  # noqa: F401,E402
+        facts=row,
+        **extra,
+    )
+
+
+def check_facts(task: Task) -> list[str]:
+    """What the SmartPlay report needs of a task: its row, reference scores and nine capability degrees."""
+    row = task.facts
+    if not isinstance(row, SmartPlayTask):
+        return [f"{task.id}: no SmartPlay facts row"]
+    problems = []
+    ref = row.reference
+    if ref.kind not in ("human", "range") or ref.high == ref.low:
+        problems.append(f"{task.id}: reference scores must be human or range with high != low")
+    if len(row.degrees) != len(CAPABILITIES) or not all(1 <= d <= 4 for d in row.degrees):
+        problems.append(f"{task.id}: needs {len(CAPABILITIES)} capability degrees between 1 and 4")
+    if row.table2 is not None and ref.kind != "human":
+        problems.append(f"{task.id}: a Table 2 game needs a human reference score")
+    if min(row.trials, row.steps, row.history) < 1:
+        problems.append(f"{task.id}: trials, steps and history must be at least 1")
+    return problems
+
+
+def benchmark_group(rows: tuple[SmartPlayTask, ...]) -> Group:
+    """``smartplay/benchmark-v0``: the rows with a Table 2 column, in table order."""
+    return Group.of(BENCHMARK_GROUP, "SmartPlay's benchmark set: the 7 starred games with their default trials",
+                    [row.id for row in rows if row.table2 is not None])
+
+
+SUITE = Suite(
+    name="smartplay",
+    tasks=tuple(build_task(row) for row in TASKS),
+    groups=(benchmark_group(TASKS),),
+    check_facts=check_facts,
+)

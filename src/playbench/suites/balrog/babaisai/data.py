@@ -52,7 +52,7 @@ MOVES: dict[str, tuple[int, int]] = {"up": (0, -1), "right": (1, 0), "down": (0,
 FACING: dict[str, int] = {"right": 0, "down": 1, "left": 2, "up": 3}
 DIR_VECTORS: tuple[tuple[int, int], ...] = ((1, 0), (0, 1), (-1, 0), (0, -1))
 
-#: Steps per episode (the engine's ``max_steps``; BALROG's step cap for this environment).
+#: The engine's default ``max_steps`` for a World built outside a task (tasks pass their facts row's limit).
 MAX_STEPS = 100
 
 # -- levels ---------------------------------------------------------------------------------------

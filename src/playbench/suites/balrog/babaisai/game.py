@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from playbench.suites.balrog import facts
 from playbench.suites.balrog.babaisai import solver
-from playbench.suites.balrog.babaisai.data import ACTIONS, MAX_STEPS, MOVES
+from playbench.suites.balrog.babaisai.data import ACTIONS, MOVES
 from playbench.suites.balrog.babaisai.engine import World
 from playbench.suites.balrog.babaisai.levels import Level, generate
 from playbench.suites.balrog.babaisai.params import BabaParams
@@ -42,6 +43,7 @@ class BabaGame(BalrogGame):
     ) -> None:
         super().__init__(images=images, feedback=feedback, max_steps=max_steps)
         self.level_id = level
+        self.step_limit = facts.task("babaisai", level).step_limit
         self.compat = compat
         self.corrected = baba_text == "corrected"
         self.add_ruleset = True if compat else add_ruleset
@@ -75,7 +77,7 @@ class BabaGame(BalrogGame):
     # -- engine -----------------------------------------------------------------------------------
 
     def _new_level(self) -> None:
-        self.level = generate(self.level_id, self.rng, MAX_STEPS)
+        self.level = generate(self.level_id, self.rng, self.step_limit)
         self.world = self.level.world
         self._plan = []
 
@@ -109,7 +111,7 @@ class BabaGame(BalrogGame):
         self._resets = 0
         self._new_level()
         self._initial_layout = "\n".join(self.world.render_rows())
-        return self._make_frame(self._text()), INSTRUCTION_PROMPT, MAX_STEPS
+        return self._make_frame(self._text()), INSTRUCTION_PROMPT, self.step_limit
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         reward, done, won, lost = self.world.step(action)

@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 from minigrid.utils.baby_ai_bot import BabyAIBot
 
+from playbench.suites.balrog import facts
 from playbench.suites.balrog.babyai.levels import MixedTrainLocal
 from playbench.suites.balrog.babyai.text import balrog_text, describe_view
 from playbench.suites.balrog.game import BalrogGame, Frame
@@ -23,6 +24,7 @@ class BabyAIGame(BalrogGame):
     def __init__(self, kind: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.kind = kind
+        self.step_limit = facts.task("babyai", kind).step_limit
         self.env = MixedTrainLocal(kind)
         self._success = False
         self._bot: BabyAIBot | None = None
@@ -36,7 +38,7 @@ class BabyAIGame(BalrogGame):
     @property
     def default_action(self) -> str:
         """``go forward``."""
-        return "go forward"
+        return str(facts.env("babyai").default_action)
 
     def _frame_now(self, obs: dict[str, Any]) -> Frame:
         carrying = self.env.carrying
@@ -51,7 +53,7 @@ class BabyAIGame(BalrogGame):
         self._bot = None
         self._last_action = None
         obs, _ = self.env.reset(seed=seed)
-        return self._frame_now(obs), babyai_prompt(self.env.mission), int(self.env.max_steps)
+        return self._frame_now(obs), babyai_prompt(self.env.mission), self.step_limit
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         index = _ACTION_INDEX[action]

@@ -101,9 +101,6 @@ NETHACK_KEYS: tuple[str, ...] = tuple(string.ascii_lowercase + string.ascii_uppe
 #: The 100 two-digit strings BALROG also appends; they crash the engine (B4) and are dropped in fixed mode.
 NETHACK_TWO_DIGITS: tuple[str, ...] = tuple(f"{i:02d}" for i in range(100))
 
-MINIHACK_DEFAULT_ACTION = "north"
-NETHACK_DEFAULT_ACTION = "esc"
-
 
 def minihack_action_names(env_action_names: list[str]) -> list[str]:
     """The MiniHack text action set: the env's own actions (first names), filtered to BALROG's dict."""

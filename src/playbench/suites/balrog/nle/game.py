@@ -10,6 +10,7 @@ import numpy as np
 
 from playbench.core.params import ExistingPath
 from playbench.core.seeding import derive_seed
+from playbench.suites.balrog import facts
 from playbench.suites.balrog.game import BalrogGame, Frame
 from playbench.suites.balrog.nle import actions as A
 from playbench.suites.balrog.nle import prompts
@@ -107,7 +108,7 @@ class NLEGame(BalrogGame):
     @property
     def default_action(self) -> str:
         """``esc`` for NetHack, ``north`` for MiniHack."""
-        return A.NETHACK_DEFAULT_ACTION if self.is_nethack else A.MINIHACK_DEFAULT_ACTION
+        return str(facts.env(self.env_name).default_action)
 
     def progression(self) -> float:
         """NetHack: max Dlvl/Xp table value so far (1.0 on ascension, fixed); MiniHack: 1 on success."""

@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from playbench.suites.balrog import facts
 from playbench.suites.balrog.game import BalrogGame, Frame
-from playbench.suites.balrog.protocol import STEP_LIMITS, TEXTWORLD_PROMPT_STEPS, textworld_prompt
+from playbench.suites.balrog.protocol import textworld_prompt
 from playbench.suites.balrog.textworld.cache import ensure_games, task_dir, textworld_version
 
 
@@ -54,7 +55,8 @@ class TextWorldGame(BalrogGame):
         self.index = index
         self.n_games = n_games
         self.compat = compat
-        self.engine_limit = TEXTWORLD_PROMPT_STEPS[task] if step_limit == "prompt" else STEP_LIMITS["textworld"]
+        row = facts.task("textworld", task)
+        self.engine_limit = int(row.prompt_steps or row.step_limit) if step_limit == "prompt" else row.step_limit
         self.root = root
         self.settings = settings
         self.generate_all = generate_all

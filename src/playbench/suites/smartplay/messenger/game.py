@@ -23,8 +23,6 @@ from playbench.suites.smartplay.messenger.data import (
 from playbench.suites.smartplay.messenger.engine import Avatar, Engine, Sprite
 from playbench.suites.smartplay.messenger.text import observation
 
-_DEFAULT_STEPS = {1: 4, 2: 64, 3: 128}
-
 
 class MessengerGame(SmartPlayGame):
     """Messenger stage ``level``: fetch the message, avoid enemies (and decoys), deliver it to the goal.
@@ -34,13 +32,12 @@ class MessengerGame(SmartPlayGame):
     last frame with ``You (agent) died.`` and lists every sprite.
     """
 
-    default_history = 2
+    facts_game = "messenger"
     actions = ACTIONS
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: Any, level: int) -> None:
-        self.default_steps = _DEFAULT_STEPS[level]
-        super().__init__(params)
+    def __init__(self, params: Any, level: int, limits: tuple[int, int] | None = None) -> None:
+        super().__init__(params, level, limits)
         self.level = level
         self.source = manuals.make_source(getattr(params, "messenger_text", None))
         self.engine: Engine | None = None

@@ -33,13 +33,12 @@ class MinecraftGame(SmartPlayGame):
     record notes when the player spawned in a goal biome.
     """
 
-    default_steps = 200
-    default_history = 2
+    facts_game = "minecraft"
     actions = ACTIONS
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: SmartPlayParams, biome: str) -> None:
-        super().__init__(params)
+    def __init__(self, params: SmartPlayParams, biome: str, limits: tuple[int, int] | None = None) -> None:
+        super().__init__(params, biome, limits)
         self.task_name = biome
         self.creative, self.goal_word = FIND_TASKS[biome]
         self.goals = goal_set(self.goal_word, self.compat)

@@ -1,0 +1,139 @@
+"""Every registered task carries the facts its suite's report needs, and the facts match the specs."""
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from playbench.core import registry
+from playbench.core.errors import PlaybenchError
+from playbench.core.registry import find_task, list_groups, list_tasks, missing_facts, suites
+from playbench.core.suite import Suite
+from playbench.core.task import Task
+from playbench.suites.balrog import facts as balrog_facts
+from playbench.suites.smartplay import facts as smartplay_facts
+
+TASKS = list_tasks()
+SRC = Path(__file__).resolve().parents[2] / "src" / "playbench"
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
+def test_every_task_has_its_suites_facts(task: Task) -> None:
+    assert task.facts is not None, f"{task.id} was not built from a facts row"
+    assert task.facts.id == task.id
+    assert missing_facts(task) == []
+
+
+def test_every_suite_is_declared_once_with_a_fact_check() -> None:
+    declared = suites()
+    assert set(declared) == {"balrog", "grasp", "mango", "quickstart", "smartplay"}
+    assert {t.suite for t in TASKS} <= set(declared)
+    assert all(len(decls) == 1 for decls in declared.values())
+
+
+def test_a_task_without_facts_fails_the_check() -> None:
+    bare = Task(id="smartplay/hanoi-5", description="no row", make_game=lambda p, i: None)  # type: ignore[arg-type, return-value]
+    assert missing_facts(bare) == ["smartplay/hanoi-5: no SmartPlay facts row"]
+    assert missing_facts(dataclasses.replace(find_task("balrog/babyai/goto"), facts=None))  # type: ignore[arg-type]
+    assert missing_facts(dataclasses.replace(find_task("mango/df"), facts=None))  # type: ignore[arg-type]
+    assert missing_facts(dataclasses.replace(find_task("grasp/energy"), facts=None))  # type: ignore[arg-type]
+
+
+def test_smartplay_rows_with_wrong_facts_fail_the_check() -> None:
+    hanoi = find_task("smartplay/hanoi-3")
+    assert hanoi is not None
+    row = hanoi.facts
+    for bad in (dataclasses.replace(row, degrees=row.degrees[:8]),
+                dataclasses.replace(row, degrees=(0,) * 9),
+                dataclasses.replace(row, reference=smartplay_facts.Reference("human", 0, 0)),
+                dataclasses.replace(row, reference=smartplay_facts.Reference("range", 3, 0))):  # Table 2 needs human
+        assert missing_facts(dataclasses.replace(hanoi, facts=bad)), bad
+
+
+def test_balrog_rows_with_wrong_facts_fail_the_check() -> None:
+    tw = find_task("balrog/textworld/coin_collector")
+    assert tw is not None
+    for bad in (dataclasses.replace(tw.facts, step_limit=0), dataclasses.replace(tw.facts, prompt_steps=None),
+                dataclasses.replace(tw.facts, env="pong")):
+        assert missing_facts(dataclasses.replace(tw, facts=bad)), bad
+
+
+def test_smartplay_reference_scores_are_the_specs() -> None:
+    """specs/smartplay.md §4.1: human/min of the 7 starred games, theoretical bounds of the other 13."""
+    human = {"bandit-highlow": (45, 0), "rps-basic": (43, 0), "hanoi-3": (3, 0), "messenger-1": (1, -1),
+             "messenger-2": (1, -1), "crafter": (2680, 0), "minecraft-plains": (1, 0)}
+    ranges = {"bandit-deterministic": (50, 0), "bandit-highhigh": (50, 0), "bandit-lowlow": (50, 0),
+              "rps-different-score": (50, 0), "hanoi-4": (4, 0), "messenger-3": (1, -1),
+              **{f"minecraft-{b}": (1, 0) for b in ("forest", "ocean", "beach", "taiga", "ice-spikes", "jungle",
+                                                   "desert")}}
+    got = {row.name: (row.reference.kind, row.reference.high, row.reference.low) for row in smartplay_facts.TASKS}
+    assert got == {**{n: ("human", *v) for n, v in human.items()}, **{n: ("range", *v) for n, v in ranges.items()}}
+    _, members = list_groups()["smartplay/benchmark-v0"]
+    assert members == [f"smartplay/{n}" for n in human]
+
+
+def test_balrog_step_limits_and_presets_are_the_specs() -> None:
+    """specs/balrog.md §1: step limits and episodes per preset, per environment."""
+    limits = {row.env: row.step_limit for row in balrog_facts.TASKS if row.env != "babyai"}
+    assert limits == {"crafter": 2000, "textworld": 80, "babaisai": 100, "minihack": 100, "nle": 100_000}
+    assert {e.name: (e.config_episodes, e.paper_episodes) for e in balrog_facts.ENVS} == {
+        "babyai": (10, 25), "crafter": (10, 10), "textworld": (10, 20), "babaisai": (3, 5), "minihack": (5, 5),
+        "nle": (5, 5)}
+    assert {row.name: row.prompt_steps for row in balrog_facts.TASKS if row.env == "textworld"} == {
+        "treasure_hunter": 40, "the_cooking_game": 80, "coin_collector": 25}
+
+
+@pytest.mark.parametrize("kind", ["goto", "pickup", "open", "putnext", "pick_up_seq_go_to"])
+def test_babyai_step_limits_are_minigrids(kind: str) -> None:
+    """The BabyAI rows hold Minigrid's own ``max_steps`` of each kind, and the game uses the row."""
+    from playbench.suites.balrog.babyai.game import BabyAIGame
+
+    game = BabyAIGame(kind)
+    for seed in range(3):
+        game.reset(seed=seed)
+        assert game.max_steps == game.env.max_steps == balrog_facts.task("babyai", kind).step_limit
+
+
+def test_a_task_id_is_declared_once() -> None:
+    hanoi = find_task("smartplay/hanoi-3")
+    with pytest.raises(PlaybenchError, match="declared twice"):
+        registry.register_suite(Suite(name="smartplay", tasks=(hanoi,)))  # type: ignore[arg-type]
+    assert find_task("smartplay/hanoi-3") is hanoi
+
+
+def test_nothing_outside_the_registry_registers_or_reads_its_private_tables() -> None:
+    offenders = []
+    for path in SRC.rglob("*.py"):
+        if path.name == "registry.py" and path.parent.name == "core":
+            continue
+        text = path.read_text()
+        if re.search(r"registry import[^\n]*\b_[A-Z]|register_task|register_group|\bfrom \S+ import \w+  # noqa: F401,E402",
+                     text):
+            offenders.append(str(path.relative_to(SRC)))
+    assert offenders == []
+
+
+def test_smartplay_trials_steps_and_history_are_the_specs() -> None:
+    """specs/smartplay.md §1: rollout (max steps), trials and history kept of every id, as the code has them."""
+    expected = {"bandit": (20, 50, 50), "rps": (20, 50, 50), "hanoi": (10, 30, 5), "crafter": (10, 10000, 2),
+                "minecraft": (20, 200, 2)}
+    messenger = {1: (100, 4, 2), 2: (100, 64, 2), 3: (100, 128, 2)}
+    for row in smartplay_facts.TASKS:
+        want = messenger[row.variant] if row.game == "messenger" else expected[row.game]  # type: ignore[index]
+        assert (row.trials, row.steps, row.history) == want, row.id
+
+
+def test_smartplay_games_take_their_limits_from_the_row() -> None:
+    from playbench.suites.smartplay.base import SmartPlayParams
+    from playbench.suites.smartplay.hanoi import HanoiGame
+    from playbench.suites.smartplay.messenger.game import MessengerGame
+
+    task = find_task("smartplay/messenger-3")
+    assert task is not None
+    game = task.make_game(task.params(), 0)
+    assert (game.max_steps, game.tracker.max_steps) == (128, 2)
+    assert MessengerGame(task.params(), 3).max_steps == 128  # built without its row: looked up in the table
+    assert HanoiGame(SmartPlayParams(), 3, limits=(7, 1)).max_steps == 7
+    with pytest.raises(KeyError, match="no SmartPlay facts row"):
+        HanoiGame(SmartPlayParams(), 5)
