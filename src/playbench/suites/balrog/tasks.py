@@ -18,7 +18,7 @@ BABYAI_TASKS: tuple[str, ...] = ("goto", "pickup", "open", "putnext", "pick_up_s
 TEXTWORLD_TASKS: tuple[str, ...] = ("treasure_hunter", "the_cooking_game", "coin_collector")
 #: The other BALROG task modules (owned by other parts of the suite), imported before building the group.
 OTHER_TASK_MODULES: tuple[str, ...] = (
-    "playbench.suites.crafter.tasks",
+    "playbench.suites.balrog.crafter.tasks",
     "playbench.suites.balrog.babaisai.tasks",
     "playbench.suites.balrog.nle.tasks",
 )

@@ -46,3 +46,4 @@ for _disks in (3, 4):
         reference_agents=("random", "oracle"),
     ))
 from playbench.suites.smartplay import tasks_more  # noqa: F401,E402
+from playbench.suites.smartplay.crafter import tasks as crafter_tasks  # noqa: F401,E402

@@ -1,8 +1,7 @@
-"""Registers the Crafter tasks of both suites: ``smartplay/crafter`` and ``balrog/crafter/default``.
+"""Registers ``smartplay/crafter`` (imported by ``suites/smartplay/tasks.py``).
 
-The ids keep their suites' prefixes (reports group by them); the engine, descriptors and reference
-policies live here once. The engine (PyPI ``crafter``, extra ``[crafter]``) is imported only when a game
-is built.
+The engine (PyPI ``crafter``, extra ``[crafter]``, wrapped once in ``suites/crafter``) is imported only
+when a game is built.
 """
 
 from typing import Any
@@ -11,13 +10,12 @@ from playbench.core.errors import PlaybenchError
 from playbench.core.game import Game
 from playbench.core.registry import register_task
 from playbench.core.task import Task
-from playbench.suites.balrog.protocol import episodes_for
-from playbench.suites.crafter.params import BalrogCrafterParams, SmartPlayCrafterParams
+from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
 
 
 def _games() -> Any:
     try:
-        from playbench.suites.crafter import games
+        from playbench.suites.smartplay.crafter import game as games
     except ModuleNotFoundError as exc:  # the optional engine is missing
         raise PlaybenchError(
             f"Crafter needs the 'crafter' package ({exc.name} missing): pip install 'playbench[crafter]'"
@@ -27,10 +25,6 @@ def _games() -> Any:
 
 def _smartplay(params: SmartPlayCrafterParams, index: int) -> Game:
     return _games().SmartPlayCrafter(params)
-
-
-def _balrog(params: BalrogCrafterParams, index: int) -> Game:
-    return _games().BalrogCrafter(params)
 
 
 register_task(Task(
@@ -46,18 +40,4 @@ register_task(Task(
     metrics=("score", "completion", "achievements_unlocked", "return"),
     reference_agents=("random", "oracle"),
     tags=("smartplay", "crafter"),
-))
-
-register_task(Task(
-    id="balrog/crafter/default",
-    description=(
-        "BALROG Crafter on the real crafter 1.8.3 engine (reproducible): 2,000 steps, "
-        "progression = achievements unlocked / 22; images=true for VLM mode (256x256)"
-    ),
-    make_game=_balrog,
-    default_episodes=lambda params: episodes_for("crafter", params.preset),
-    params_model=BalrogCrafterParams,
-    metrics=("score", "progression", "achievements_unlocked"),
-    reference_agents=("random", "oracle"),
-    tags=("balrog", "crafter"),
 ))
