@@ -2,7 +2,9 @@
 
 import difflib
 import importlib
+import importlib.util
 import pkgutil
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -35,11 +37,13 @@ def register_task(task: Task) -> Task:
         _ALIASES[alias] = task.id
     gid = gym_id(task.id)
     if gid not in gymnasium.registry:
-        gymnasium.register(id=gid, entry_point=make_env, kwargs={"task_id": task.id}, disable_env_checker=True)
+        # make_env takes task_id by keyword (kwargs below), which EnvCreator's (**kwargs) protocol cannot express
+        gymnasium.register(id=gid, entry_point=make_env, kwargs={"task_id": task.id},  # type: ignore[arg-type]
+                           disable_env_checker=True)
     return task
 
 
-def register_group(group_id: str, description: str, members: list[str | tuple[str, dict[str, Any]]]) -> None:
+def register_group(group_id: str, description: str, members: Sequence[str | tuple[str, dict[str, Any]]]) -> None:
     """Register a group id that expands to several tasks (e.g. ``smartplay/benchmark-v0``).
 
     A member may carry a preset ``{"episodes": N, "params": {...}}`` used unless the user overrides it.

@@ -95,7 +95,7 @@ class RunStore:
         self._known_dirs: set[Path] = set()
 
     @classmethod
-    def create(cls, log_dir: Path, meta_fields: dict) -> "RunStore":
+    def create(cls, log_dir: Path, meta_fields: dict[str, Any]) -> "RunStore":
         """Make a new run directory under ``log_dir``, lock it and write ``run.json``.
 
         An unusable log directory (read-only, a file in the way, full) is one PlaybenchError line, and a
@@ -276,6 +276,6 @@ def _describe(exc: OSError, file: Path) -> str:
     return f"cannot write {file}: {exc.strerror or exc}"
 
 
-def load_json_lines(path: Path) -> list[dict]:
+def load_json_lines(path: Path) -> list[dict[str, Any]]:
     """Parse a JSON-lines file (used by tests and tools)."""
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
