@@ -1,7 +1,6 @@
 """Agent names -> factories. Reference agents need no model; model agents get one."""
 
 import difflib
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -13,7 +12,9 @@ from playbench.core.params import NoParams, Params, build_params
 class AgentFactory(Protocol):
     """``factory(params, model)``: a callable protocol (not ``Callable``) so mypy types the registering lambdas."""
 
-    def __call__(self, params: Any, model: Any, /) -> Agent: ...
+    def __call__(self, params: Any, model: Any, /) -> Agent:
+        """A fresh agent for one episode."""
+        ...
 
 
 @dataclass(frozen=True)

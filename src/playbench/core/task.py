@@ -10,10 +10,15 @@ from playbench.core.params import NoParams, Params, build_params
 
 
 class MakeGame(Protocol):
-    """``make_game(params, index)``: a callable protocol rather than ``Callable[[Any, int], Game]`` so that
-    mypy can type the ``lambda params, index, v=v: ...`` factories that bind a loop variable."""
+    """``make_game(params, index)``.
 
-    def __call__(self, params: Any, index: int, /) -> Game: ...
+    A callable protocol rather than ``Callable[[Any, int], Game]`` so that mypy can type the
+    ``lambda params, index, v=v: ...`` factories that bind a loop variable.
+    """
+
+    def __call__(self, params: Any, index: int, /) -> Game:
+        """The Game for episode ``index``."""
+        ...
 
 
 @dataclass(frozen=True)
