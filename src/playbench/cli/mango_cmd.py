@@ -1,8 +1,8 @@
 """``playbench mango``: rebuild skeletons, dataset statistics, and re-score answer folders or runs."""
 
 import json
-from typing import Literal
 from pathlib import Path
+from typing import Literal
 
 import click
 
