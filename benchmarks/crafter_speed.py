@@ -27,11 +27,13 @@ os.environ.setdefault("PLAYBENCH_CRAFTER_WORLDS", tempfile.mkdtemp(prefix="craft
 with contextlib.redirect_stderr(io.StringIO()):  # gym's unmaintained-package banner
     import crafter
 
+from playbench.suites.balrog.crafter.game import BalrogCrafter
+from playbench.suites.balrog.crafter.params import BalrogCrafterParams
 from playbench.suites.crafter import worldcache
 from playbench.suites.crafter.engine import CrafterEngine
-from playbench.suites.crafter.games import BalrogCrafter, SmartPlayCrafter
-from playbench.suites.crafter.params import BalrogCrafterParams, SmartPlayCrafterParams
 from playbench.suites.crafter.prompts import ACTIONS
+from playbench.suites.smartplay.crafter.game import SmartPlayCrafter
+from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
 
 
 def _rate(step, actions) -> float:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run the whole test suite (lint first). Exits non-zero on any failure, including "no tests ran".
+# Run the whole test suite (lint, types and import contracts first). Exits non-zero on any failure, including "no tests ran".
 set -euo pipefail
 venv="${1:-.venv}"
 # Debian packages the tests drive: chromium (the viewer, through Playwright; no browser download) and
@@ -16,4 +16,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 "$venv/bin/ruff" check src tests benchmarks
+# Types (pyproject [tool.mypy]: strict for core and runner) and layering (pyproject [tool.importlinter]).
+"$venv/bin/mypy"
+"$venv/bin/lint-imports"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider

@@ -20,12 +20,15 @@ import numpy as np
 import opensimplex
 import pytest
 
+from playbench.suites.balrog.crafter.game import BalrogCrafter
+from playbench.suites.balrog.crafter.params import BalrogCrafterParams
 from playbench.suites.crafter import worldcache
 from playbench.suites.crafter.engine import CrafterEngine, StableOrderEnv, world_fingerprint
 from playbench.suites.crafter.fastgen import FastSimplex
-from playbench.suites.crafter.games import BalrogCrafter, SmartPlayCrafter, world_seed
-from playbench.suites.crafter.params import BalrogCrafterParams, SmartPlayCrafterParams
+from playbench.suites.crafter.games import world_seed
 from playbench.suites.crafter.prompts import ACTIONS
+from playbench.suites.smartplay.crafter.game import SmartPlayCrafter
+from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
 
 SEED = 11
 ACTIONS_1000 = np.random.default_rng(5).integers(0, 17, 1000).tolist()
@@ -111,8 +114,8 @@ def test_same_seed_same_trajectory_in_process():
 _CHILD = """
 import hashlib, json, sys
 import numpy as np
-from playbench.suites.crafter.games import BalrogCrafter
-from playbench.suites.crafter.params import BalrogCrafterParams
+from playbench.suites.balrog.crafter.game import BalrogCrafter
+from playbench.suites.balrog.crafter.params import BalrogCrafterParams
 from playbench.suites.crafter.prompts import ACTIONS
 from playbench.suites.crafter import worldcache
 from playbench.suites.crafter.engine import world_fingerprint

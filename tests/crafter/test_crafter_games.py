@@ -16,10 +16,13 @@ import pytest
 
 from helpers import only_run_dir, run_cli, stable_lines, stable_trajectories
 from playbench.core.registry import get_task, gym_id
-from playbench.suites.crafter.games import BalrogCrafter, SmartPlayCrafter, world_seed
+from playbench.suites.balrog.crafter.game import BalrogCrafter
+from playbench.suites.balrog.crafter.params import BalrogCrafterParams
+from playbench.suites.crafter.games import world_seed
 from playbench.suites.crafter.names import ACHIEVEMENTS
-from playbench.suites.crafter.params import BalrogCrafterParams, SmartPlayCrafterParams
 from playbench.suites.crafter.prompts import ACTIONS
+from playbench.suites.smartplay.crafter.game import SmartPlayCrafter
+from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
 
 
 def test_registration_and_parameters():

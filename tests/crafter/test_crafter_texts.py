@@ -13,13 +13,15 @@ import math
 import pytest
 from crafter import constants
 
+from playbench.suites.balrog.crafter.game import BalrogCrafter
+from playbench.suites.balrog.crafter.params import BalrogCrafterParams
 from playbench.suites.crafter import describe
 from playbench.suites.crafter.engine import CrafterEngine
-from playbench.suites.crafter.games import BalrogCrafter, SmartPlayCrafter
 from playbench.suites.crafter.names import ACHIEVEMENTS
-from playbench.suites.crafter.params import BalrogCrafterParams, SmartPlayCrafterParams
 from playbench.suites.crafter.prompts import ACTIONS, balrog_instruction_prompt, sha16, smartplay_manual
 from playbench.suites.crafter.scores import crafter_score, success_rates
+from playbench.suites.smartplay.crafter.game import SmartPlayCrafter
+from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
 
 GOLDEN = """You see:
 - grass 1 steps to your west

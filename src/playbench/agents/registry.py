@@ -1,13 +1,20 @@
 """Agent names -> factories. Reference agents need no model; model agents get one."""
 
 import difflib
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from playbench.agents.base import Agent
 from playbench.core.errors import PlaybenchError
 from playbench.core.params import NoParams, Params, build_params
+
+
+class AgentFactory(Protocol):
+    """``factory(params, model)``: a callable protocol (not ``Callable``) so mypy types the registering lambdas."""
+
+    def __call__(self, params: Any, model: Any, /) -> Agent:
+        """A fresh agent for one episode."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -16,7 +23,7 @@ class AgentSpec:
 
     name: str
     description: str
-    factory: Callable[[Any, Any], Agent]
+    factory: AgentFactory
     params_model: type[Params] = NoParams
     needs_model: bool = False
     reference: bool = False  # plays through the game's own reference policy of the same name

@@ -2,6 +2,7 @@
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import click
 
@@ -79,7 +80,7 @@ def score(results_dir: Path, data_dir: Path | None, compat: bool, as_json: bool,
     """Score RESULTS_DIR: answer folders ({model}_{task}_{tag}/{game}/result_sample_id_*.json) or a run."""
     from playbench.suites.mango.results import load_answers, score_items
 
-    mode = "compat" if compat else "fixed"
+    mode: Literal["fixed", "compat"] = "compat" if compat else "fixed"
     rows = score_items(load_answers(results_dir, mode), data_dir, mode)
     sets = sorted({r["set"] for r in rows})
     by_set = {s: [r for r in rows if r["set"] == s] for s in sets}
@@ -142,7 +143,7 @@ def compare(results_a: Path, results_b: Path, data_dir: Path | None, compat: boo
     from playbench.suites.mango.aggregate import pairwise
     from playbench.suites.mango.results import load_answers, score_items
 
-    mode = "compat" if compat else "fixed"
+    mode: Literal["fixed", "compat"] = "compat" if compat else "fixed"
     a = score_items(load_answers(results_a, mode), data_dir, mode)
     b = score_items(load_answers(results_b, mode), data_dir, mode)
     out = {}

@@ -25,7 +25,7 @@ class Game(gymnasium.Env[str, str]):
     agent names no legal action.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # gymnasium.Env declares it an instance variable
     observation_space = _TEXT
     action_space = _TEXT
 
@@ -66,6 +66,6 @@ class Game(gymnasium.Env[str, str]):
             return legal[int(rng.integers(len(legal)))]
         raise NotImplementedError(f"{type(self).__name__} has no {policy!r} policy")
 
-    def render(self) -> str:  # type: ignore[override]
+    def render(self) -> str:
         """The current observation as text (``ansi`` render mode)."""
         return getattr(self, "_last_obs", "")

@@ -41,7 +41,9 @@ def _add_task(task: Task) -> None:
         _ALIASES[alias] = task.id
     gid = gym_id(task.id)
     if gid not in gymnasium.registry:
-        gymnasium.register(id=gid, entry_point=make_env, kwargs={"task_id": task.id}, disable_env_checker=True)
+        # make_env takes task_id by keyword (kwargs below), which EnvCreator's (**kwargs) protocol cannot express
+        gymnasium.register(id=gid, entry_point=make_env, kwargs={"task_id": task.id},  # type: ignore[arg-type]
+                           disable_env_checker=True)
 
 
 def register_suite(suite: Suite) -> None:

@@ -4,7 +4,7 @@ Every suite package ``playbench.suites.<name>`` has a ``tasks`` module exposing 
 reads it (see ``registry.load_suites``). Nothing registers itself as a side effect of an import.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +23,7 @@ class Group:
     members: tuple[tuple[str, Mapping[str, Any]], ...]
 
     @classmethod
-    def of(cls, group_id: str, description: str, members: list[str | tuple[str, Mapping[str, Any]]]) -> "Group":
+    def of(cls, group_id: str, description: str, members: Sequence[str | tuple[str, Mapping[str, Any]]]) -> "Group":
         """A group from ids or ``(id, preset)`` pairs."""
         return cls(group_id, description, tuple((m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in members))
 

@@ -7,11 +7,23 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.game import Game
 from playbench.core.params import NoParams, Params, build_params
+
+
+class MakeGame(Protocol):
+    """``make_game(params, index)``.
+
+    A callable protocol rather than ``Callable[[Any, int], Game]`` so that mypy can type the
+    ``lambda params, index, v=v: ...`` factories that bind a loop variable.
+    """
+
+    def __call__(self, params: Any, index: int, /) -> Game:
+        """The Game for episode ``index``."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -59,7 +71,7 @@ class Task:
 
     id: str
     description: str
-    make_game: Callable[[Any, int], Game]
+    make_game: MakeGame
     default_episodes: int | Callable[[Any], int] = 1
     params_model: type[Params] = NoParams
     aliases: tuple[str, ...] = ()

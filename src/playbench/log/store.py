@@ -49,7 +49,7 @@ class RunStore(RunLog):
         self._known_dirs: set[Path] = set()
 
     @classmethod
-    def create(cls, log_dir: Path, meta_fields: dict) -> "RunStore":
+    def create(cls, log_dir: Path, meta_fields: dict[str, Any]) -> "RunStore":
         """Make a new run directory under ``log_dir``, lock it and write ``run.json``.
 
         An unusable log directory (read-only, a file in the way, full) is one PlaybenchError line, and a

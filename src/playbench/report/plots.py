@@ -42,6 +42,7 @@ def task_scores(reports: list[dict[str, Any]], out: Path) -> list[Path]:
     cols = min(4, len(tasks))
     rows = math.ceil(len(tasks) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), squeeze=False)
+    errs: list[list[float]]
     for ax, task in zip(axes.flat, tasks, strict=False):
         labels, means, errs = [], [], [[], []]
         for r in reports:

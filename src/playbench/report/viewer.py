@@ -110,7 +110,7 @@ def frame_urls(store: RunLog, steps: list[StepRecord], site: Path) -> tuple[list
         file = inside_run(store.path, s.frame) if s.frame else None
         if s.frame and file is None:
             problems.append(f"step {s.step}: frame {_shown(s.frame)} is outside the run: refused, not shown")
-        elif s.frame and not file.is_file():
+        elif s.frame and file is not None and not file.is_file():
             problems.append(f"step {s.step}: frame {_shown(s.frame)} is missing")
             file = None
         urls.append(None if file is None else quote(Path(os.path.relpath(file, site.resolve())).as_posix()))

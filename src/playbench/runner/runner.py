@@ -152,7 +152,7 @@ async def play_episode(
         task=job.task.id,
         index=job.index,
         seed=job.seed,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         agent=agent_name,
         model=model,
         score=_number(info.get("score")) if ok else None,
@@ -208,7 +208,7 @@ async def run_jobs(
             try:
                 agent = make_agent()
             except Exception as exc:  # noqa: BLE001  (an agent that cannot be built is the agent's fault)
-                agent = _Broken(exc)  # type: ignore[assignment]
+                agent = _Broken(exc)
             record, steps = await play_episode(job, agent, agent_name, model, settings.on_step, save_frame)
             if steps:
                 record.trajectory = store.write_trajectory(job.task.id, job.index, steps)

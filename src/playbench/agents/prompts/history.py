@@ -100,6 +100,7 @@ class HistoryBuilder:
         images = []
         if with_image:
             parts.append("Image observation provided.")
+            assert ev.image is not None  # with_image only when the event has one (get_prompt)
             images.append(ev.image)
         return Message("user", "\n".join(parts), images)
 

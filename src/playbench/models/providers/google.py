@@ -80,7 +80,8 @@ class GoogleProvider(Provider):
         if "candidates" not in data and "promptFeedback" not in data:
             raise malformed("neither candidates nor promptFeedback in the answer")
         candidates = optional_list(data.get("candidates"), "candidates")
-        texts, thoughts = [], []
+        texts: list[str] = []
+        thoughts: list[str] = []
         if candidates:
             cand = as_object(candidates[0], "candidates[0]")
             finish = label(cand.get("finishReason"))

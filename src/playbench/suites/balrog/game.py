@@ -36,7 +36,7 @@ class BalrogGame(Game):
     """Base class: feedback, step limit, counters and the ``info`` dict; subclasses wrap an engine."""
 
     #: The BALROG environment name (``babyai``, ``textworld`` ...).
-    env_name: ClassVar[str] = ""
+    env_name: str = ""  # per instance for NetHack/MiniHack (nle/game.py)
     reference_policies: ClassVar[tuple[str, ...]] = ("random", "oracle")
 
     def __init__(self, *, images: bool = False, feedback: bool = True, max_steps: int | None = None) -> None:

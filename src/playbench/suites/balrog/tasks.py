@@ -10,11 +10,11 @@ from playbench.core.suite import Group, Suite
 from playbench.core.task import Task
 from playbench.suites.balrog import facts
 from playbench.suites.balrog.babaisai.tasks import build_task as babaisai_task
+from playbench.suites.balrog.crafter.params import BalrogCrafterParams
 from playbench.suites.balrog.facts import BalrogTask
 from playbench.suites.balrog.nle.tasks import build_task as nle_task
 from playbench.suites.balrog.params import BalrogParams, TextWorldParams
 from playbench.suites.balrog.protocol import episodes_for
-from playbench.suites.crafter.params import BalrogCrafterParams
 from playbench.suites.engines import BABYAI, CRAFTER, TEXTWORLD
 
 
@@ -67,9 +67,9 @@ def _textworld(row: BalrogTask) -> Task:
 
 def _crafter(row: BalrogTask) -> Task:
     def make(params: BalrogCrafterParams, index: int) -> Game:
-        from playbench.suites.crafter.make import balrog_game
+        from playbench.suites.balrog.crafter.game import BalrogCrafter
 
-        return balrog_game(params)
+        return BalrogCrafter(params)
 
     return Task(
         id=row.id,

@@ -4,5 +4,7 @@
   with the night-noise draw burnt, faster identical world generation; ``fastgen``).
 * ``describe``: SmartPlay's frame (compat/fixed) and BALROG's long-/short-term texts.
 * ``prompts``: SmartPlay's manual and BALROG's instruction prompt; ``scores``: native Crafter score.
-* ``games``: the two Games; ``oracle``: the scripted reference policy; ``tasks``: registration.
+* ``games``: what the two games share; ``oracle``: the scripted reference policy. The games, their
+  parameters and their registration live with their suites (``suites/smartplay/crafter``,
+  ``suites/balrog/crafter``): this engine depends on no suite that uses it.
 """

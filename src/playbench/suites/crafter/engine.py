@@ -62,7 +62,7 @@ class CrafterEngine(crafter.Env):
         unit = np.array(self._size) // np.array(self._view)
         self._noise_shape = tuple(int(v) for v in grid * unit)
         self.last_image: np.ndarray | None = None
-        self._sem_view = _CachedSemantic(self._sem_view, self)
+        self._sem_view: _CachedSemantic = _CachedSemantic(self._sem_view, self)
         self._names: list[str] | None = None
         self.generation = 0  # counts resets, for the semantic-map cache
 
@@ -88,7 +88,7 @@ class CrafterEngine(crafter.Env):
         self._player = objects.Player(self._world, center)
         self._last_health = self._player.health
         self._world.add(self._player)
-        self._unlocked = set()
+        self._unlocked: set[str] = set()
         cached = worldcache.load(world_seed, self._area) if self.world_cache else None
         if cached is not None:
             worldcache.restore(self._world, self._player, cached)

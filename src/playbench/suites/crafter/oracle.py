@@ -226,9 +226,9 @@ class OraclePolicy:
             return action
         for tool in TOOLS:
             if inv[tool] == 0:
-                action = self._craft(tool, rng)
-                if action is not None:
-                    return action
+                crafted = self._craft(tool, rng)
+                if crafted is not None:
+                    return crafted
         if inv["stone"] > 1 and "place_stone" not in done:
             return self._seek(self._placeable("stone"), rng, PLACE["stone"])
         if "collect_sapling" not in done and inv["wood"] >= 1:

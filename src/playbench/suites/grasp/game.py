@@ -156,12 +156,14 @@ class GraspInteractiveGame(_GraspBase):
 
     def _view(self) -> str:
         s = self.state
-        return render_state(self.inst.grid, s.energy_matrix(), s.pos, s.carried, s.used, BUDGET)  # type: ignore[union-attr]
+        assert self.inst is not None  # set by reset()
+        return render_state(self.inst.grid, s.energy_matrix(), s.pos, s.carried, s.used, BUDGET)
 
     def _current_score(self) -> float:
         s = self.state
-        cell = self.inst.grid.start if self.params.scoring == "fixed" else s.pos  # type: ignore[union-attr]
-        return round(s.energy_at(cell) - self.inst.constraints.cost * s.used, 10)  # type: ignore[union-attr]
+        assert self.inst is not None  # set by reset()
+        cell = self.inst.grid.start if self.params.scoring == "fixed" else s.pos
+        return round(s.energy_at(cell) - self.inst.constraints.cost * s.used, 10)
 
     def _info(self, obs: str) -> dict[str, Any]:
         return {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import Any, Literal
 
 from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.suites.grasp.grid import BUDGET, MOVES, Constraints, Grid
@@ -263,7 +263,7 @@ def episode_picture(record: EpisodeRecord, steps: list[StepRecord]) -> str | Non
     plan = _plan(record, steps)
     events = trace(grid, constraints, plan)
     outcome = execute(grid, constraints, plan)
-    scoring = "compat" if record.metrics.get("scoring") == "compat" else "fixed"
+    scoring: Literal["fixed", "compat"] = "compat" if record.metrics.get("scoring") == "compat" else "fixed"
     cell = "start cell" if scoring == "fixed" else "final cell"
     idle = sum(e.kind == "none" for e in events)
     captions = [

@@ -5,8 +5,9 @@ B1, B3–B8 of §7.8 on purpose; B9 and B10 are not reproduced: execution keeps 
 malformed list element is a parse error rather than a crash).
 """
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 from playbench.suites.mango.labels import difficulty
 from playbench.suites.mango.maze import Maze
@@ -169,7 +170,7 @@ class GameEvaluator:
             out.reasoning = float(self._chain_ok(steps, src, {dst}, [s.action for s in steps]))
         else:
             names = [self._candidate_set.get(_norm(s.action)) for s in steps]
-            out.strict = float(None not in names and dst in self.graph.run(src, names))
+            out.strict = float(None not in names and dst in self.graph.run(src, cast(list[str], names)))
             out.loose = float(dst in final_loose)
             out.reasoning = float(self._chain_ok(steps, src, {dst}, [_norm(s.action) for s in steps]))
         return out
@@ -194,6 +195,7 @@ class GameEvaluator:
 
     def _chain_ok(self, steps: tuple[TrajectoryStep, ...], src: str, ends: set[str], actions: list[str]) -> bool:
         """The trajectory starts at ``src``, chains, uses map edges with ``actions`` and ends in ``ends``."""
+        norm: Callable[[str], str]
         if self.mode == "compat":  # bug B4: case-sensitive names, endpoints untrimmed
             norm = str
         else:

@@ -78,13 +78,20 @@ def _json_fault(path: Path, exc: json.JSONDecodeError, line_offset: int = 0) -> 
     return fault(path, exc.lineno + line_offset, f"invalid JSON: {exc.msg} (column {exc.colno})")
 
 
+def _skip_space(text: str, pos: int = 0) -> int:
+    """The end of the whitespace at ``pos`` (``_SPACE`` matches everywhere, the empty string included)."""
+    space = _SPACE.match(text, pos)
+    assert space is not None
+    return space.end()
+
+
 def item_line(text: str, index: int) -> int:
     """The line on which element ``index`` of a valid JSON array text starts (for error messages)."""
-    pos = _SPACE.match(text).end() + 1  # after the opening bracket
+    pos = _skip_space(text) + 1  # after the opening bracket
     for _ in range(index):
-        _, pos = _DECODER.raw_decode(text, _SPACE.match(text, pos).end())
-        pos = _SPACE.match(text, pos).end() + 1  # after the comma
-    return text.count("\n", 0, _SPACE.match(text, pos).end()) + 1
+        _, pos = _DECODER.raw_decode(text, _skip_space(text, pos))
+        pos = _skip_space(text, pos) + 1  # after the comma
+    return text.count("\n", 0, _skip_space(text, pos)) + 1
 
 
 def read_json_array(path: Path, check: Callable[[Any], None], what: str) -> list:

@@ -68,6 +68,7 @@ class MangoGame(Game):
 
     def _pick(self, rng: random.Random) -> dict:
         """A procedural question: even episodes ask easy ones, odd episodes hard ones when the maze has any."""
+        assert self.game is not None  # set by reset()
         qs = self.game.questions[self.task]
         want = "easy" if self.index % 2 == 0 else "hard"
         cut = self.game.prefix.cutoff
@@ -76,6 +77,7 @@ class MangoGame(Game):
 
     def prompt(self) -> str:
         """The exact release (or paper) prompt of the question."""
+        assert self.game is not None  # set by reset()
         s, style, d = self.skeleton, self.params.prompt, self.game.data
         if self.task == "df":
             question = df_question(s["src_node"], [x["action"] for x in s["path_details"]], style)
@@ -85,6 +87,7 @@ class MangoGame(Game):
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
         """Score the answer; the episode ends."""
+        assert self.game is not None  # set by reset()
         evaluator = self.game.evaluator(self.params.mode, self.params.prompt)
         self.result = evaluator.score(self.task, self.skeleton["id"], self.game.prefix.cutoff, action)
         return self._last_obs, self.result.strict, True, False, self._info()
@@ -104,6 +107,7 @@ class MangoGame(Game):
     def metrics(self) -> dict[str, Any]:
         """What the MANGO report needs for this episode."""
         r = self.result
+        assert self.game is not None  # set by reset()
         return {
             "task": self.task,
             "game": self.game.name,
@@ -142,6 +146,7 @@ class MangoGame(Game):
 
     def reference_action(self, policy: str, rng: np.random.Generator) -> str:
         """``oracle``: a correct trajectory from the map; ``random``: a plausible but blind one."""
+        assert self.game is not None  # set by reset()
         s, style, edges = self.skeleton, self.params.prompt, self.game.data.edges
         if policy == "oracle":
             path = s["path_details"] if self.task == "df" else self.game.shortest[(s["src_node"], s["dst_node"])]["path_details"]

@@ -164,14 +164,14 @@ def _describe(w: _World, loc: str) -> str:
 
 def _next_hop(w: _World, here: str, unvisited: set[str]) -> str | None:
     """The first action of a shortest route to the nearest unvisited place (deterministic exits only)."""
-    seen = {here: None}
+    seen: dict[str, tuple[str, str] | None] = {here: None}
     queue = deque([here])
     while queue:
         loc = queue.popleft()
         if loc in unvisited:
-            while seen[loc] is not None and seen[loc][0] != here:
-                loc = seen[loc][0]
-            return seen[loc][1] if seen[loc] else None
+            while (link := seen[loc]) is not None and link[0] != here:
+                loc = link[0]
+            return link[1] if link else None
         for act, dsts in w.exits[loc].items():
             if len(dsts) == 1 and dsts[0] not in seen:
                 seen[dsts[0]] = (loc, act)

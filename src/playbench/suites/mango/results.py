@@ -14,7 +14,7 @@ from playbench.suites.mango.prompts import KEYS
 from playbench.suites.mango.sources import procedural_game
 
 TASK_NAMES: dict[str, TaskKind] = {"desti_finding": "df", "route_finding": "rf"}
-_FILE = re.compile(r"result_sample_id_(.+)\.json$")
+_FILE = re.compile(r"result_sample_id_(.*)\.json$")  # matches every name of the rglob pattern below
 
 
 @dataclass
@@ -59,7 +59,9 @@ def read_official(root: Path, mode: Mode) -> list[AnswerItem]:
         keys = ("response",) if mode == "compat" else ("response", "answer")  # bug B2 in compat
         answer = next((record[k] for k in keys if k in record), None)
         cutoff = record.get("model_cutoff_num")
-        sample_id = record.get("sample_id") or _FILE.search(path.name).group(1)
+        named = _FILE.search(path.name)
+        assert named is not None  # the rglob pattern
+        sample_id = record.get("sample_id") or named.group(1)
         ok = readable and answer is not None and isinstance(cutoff, int)
         items.append(
             AnswerItem(

@@ -12,6 +12,7 @@ import hashlib
 from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii as _quote  # what json.dumps uses for str (ASCII escapes)
 from operator import itemgetter
+from typing import Any
 
 from playbench.suites.mango.formats import NEVER, STEP_FIELDS, json_line
 from playbench.suites.mango.maze import insertion_order, node_order
@@ -56,7 +57,7 @@ def _step(edge: dict) -> dict:
 
 # An expansion of a node sequence over parallel edges: (payload, id JSON bytes so far, the four label maxima). The
 # payload is the tuple of its step dicts (records) or of their JSON texts, with separators (file text).
-_Expansion = tuple[object, bytes, int, int, int, int]
+_Expansion = tuple[tuple[Any, ...], bytes, int, int, int, int]
 # Per target: (hops, expansions) of each simple node sequence, sorted stably by length.
 _Groups = list[tuple[int, list[_Expansion]]]
 # Adjacency of one node: (successor, expansions of the one-hop path, additions to extend a longer path) per

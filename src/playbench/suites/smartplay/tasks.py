@@ -10,9 +10,9 @@ from playbench.core.game import Game
 from playbench.core.params import Params
 from playbench.core.suite import Group, Suite
 from playbench.core.task import Task
-from playbench.suites.crafter.params import SmartPlayCrafterParams
 from playbench.suites.engines import CRAFTER
 from playbench.suites.smartplay.base import MessengerParams, SmartPlayParams
+from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
 from playbench.suites.smartplay.facts import BENCHMARK_GROUP, CAPABILITIES, TASKS, SmartPlayTask
 from playbench.suites.smartplay.voxel.biomes import FIND_TASKS
 
@@ -42,9 +42,9 @@ def _messenger(params: Any, row: SmartPlayTask) -> Game:
 
 
 def _crafter(params: Any, row: SmartPlayTask) -> Game:
-    from playbench.suites.crafter.make import smartplay_game
+    from playbench.suites.smartplay.crafter.game import SmartPlayCrafter
 
-    return smartplay_game(params, row.limits)
+    return SmartPlayCrafter(params, row.limits)
 
 
 def _minecraft(params: Any, row: SmartPlayTask) -> Game:

@@ -86,11 +86,13 @@ class BabaGame(BalrogGame):
         if self.images:
             from playbench.suites.balrog.babaisai.render import render
 
+            assert self.world is not None  # set by reset()
             image = render(self.world)
         return Frame(text, "", image)
 
     def _text(self) -> str:
         """The observation text; when nothing is YOU: compat resets the level (B15), fixed says so."""
+        assert self.world is not None  # set by reset()
         text = observation_text(self.world, self.add_ruleset, self.corrected)
         if text is not None:
             return text
@@ -99,6 +101,7 @@ class BabaGame(BalrogGame):
         old_rules = rules_text(self.world)
         self._resets += 1
         self._new_level()
+        assert self.world is not None
         new_text = observation_text(self.world, self.add_ruleset, self.corrected) or ""
         size = (self.world.width * TILE, self.world.height * TILE)
         return broken_you_text(old_rules, new_text, size)
@@ -110,10 +113,12 @@ class BabaGame(BalrogGame):
         self._progression = 0.0
         self._resets = 0
         self._new_level()
+        assert self.world is not None
         self._initial_layout = "\n".join(self.world.render_rows())
         return self._make_frame(self._text()), INSTRUCTION_PROMPT, self.step_limit
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
+        assert self.world is not None  # set by reset()
         reward, done, won, lost = self.world.step(action)
         if done:
             self._progression = 1.0 if reward > 0 else 0.0
@@ -151,7 +156,7 @@ class BabaGame(BalrogGame):
             "layout_sha256": hashlib.sha256(self._initial_layout.encode()).hexdigest()[:16],
         }
 
-    def render(self) -> str:  # type: ignore[override]
+    def render(self) -> str:
         """An ASCII picture of the grid (``ansi`` mode)."""
         return "\n".join(self.world.render_rows()) if self.world else ""
 
@@ -161,6 +166,7 @@ class BabaGame(BalrogGame):
         """``oracle``: follow a plan found by search over exact states, replanning if the state drifts."""
         if policy != "oracle":
             return super().reference_action(policy, rng)
+        assert self.world is not None  # set by reset()
         key = self.world.key()
         if not self._plan or self._plan[0][1] != key:
             self._plan = self._search()
@@ -170,6 +176,7 @@ class BabaGame(BalrogGame):
         return action
 
     def _search(self) -> list[tuple[str, tuple]]:
+        assert self.world is not None  # set by reset()
         remaining = max(1, self.max_steps - self.steps)
         moves = solver.solve(self.world, max_len=min(remaining, self.world.max_steps - self.world.step_count))
         if not moves:
@@ -183,6 +190,7 @@ class BabaGame(BalrogGame):
     def _greedy(self) -> str:
         """No plan found: the move with the best heuristic value (or ``idle`` if none moves anything)."""
         best, best_h = "idle", solver.INF
+        assert self.world is not None  # set by reset()
         for move in MOVES:
             w = self.world.copy()
             w.step(move)

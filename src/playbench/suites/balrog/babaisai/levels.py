@@ -8,6 +8,7 @@ one of its blocks to a new cell.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from playbench.suites.balrog.babaisai.data import COLORS, LEVELS, NAMES
 from playbench.suites.balrog.babaisai.engine import World, make_block, make_obj
 
 Pos = tuple[int, int]
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -74,7 +76,7 @@ class _Builder:
         colors = self.rng.choice(len(COLORS), size=3, replace=True)
         return [(COLORS[int(c)], NAMES[int(n)]) for n, c in zip(names, colors, strict=True)]
 
-    def choice(self, items: list) -> object:
+    def choice(self, items: list[_T]) -> _T:
         return items[int(self.rng.choice(len(items)))]
 
 

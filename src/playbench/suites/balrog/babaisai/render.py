@@ -60,7 +60,7 @@ def _word(img: np.ndarray, word: str) -> None:
     draw = ImageDraw.Draw(canvas)
     box = draw.textbbox((0, 0), word)
     tw, th = box[2] - box[0], box[3] - box[1]
-    small = Image.new("L", (tw + 2, th + 2), 0)
+    small = Image.new("L", (int(tw) + 2, int(th) + 2), 0)
     ImageDraw.Draw(small).text((1 - box[0], 1 - box[1]), word, fill=255)
     scale = min((n * 0.8) / small.width, (n * 0.5) / small.height)
     small = small.resize((max(1, int(small.width * scale)), max(1, int(small.height * scale))))
@@ -79,6 +79,7 @@ def tile(kind: str | None, word: str | None, color: str | None, facing: int) -> 
     if kind == BORDER:
         _rect(img, 0, 1, 0, 1, RGB["grey"])
     elif kind == OBJ:
+        assert word is not None  # an object tile always names its noun
         rgb = RGB[color or NOUNS[word]["color"]]
         shape = NOUNS[word]["shape"]
         if shape == "square":

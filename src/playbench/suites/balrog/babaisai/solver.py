@@ -132,7 +132,7 @@ def heuristic(world: World) -> int:
         return best
     blocks = _blocks(world)
     present = {c[-1][1] for c in world.cells if c and c[-1][0] == OBJ}
-    you_nouns = {world.top(x, y)[1] for x, y in yous}
+    you_nouns = {top[1] for x, y in yous if (top := world.top(x, y)) is not None}  # a YOU cell is never empty
     # Walk to a WIN object hidden behind STOP cells: break a STOP rule first.
     if win_cells:
         far = min(abs(i % w - x) + abs(i // w - y) for i in win_cells for x, y in yous)

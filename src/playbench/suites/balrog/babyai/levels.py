@@ -5,12 +5,15 @@ kind matches; here the kind is a constructor argument and every level is drawn f
 which ``reset(seed=...)`` seeds. Grid, verifier and instruction classes are PyPI Minigrid's own.
 """
 
+from typing import Any
+
 from minigrid.core.roomgrid import RoomGrid
 from minigrid.envs.babyai.core.roomgrid_level import RejectSampling, RoomGridLevel
 from minigrid.envs.babyai.core.verifier import (
     AfterInstr,
     BeforeInstr,
     GoToInstr,
+    Instr,
     ObjDesc,
     OpenInstr,
     PickupInstr,
@@ -28,7 +31,9 @@ _MAX_TRIES = 1000
 class MixedTrainLocal(RoomGridLevel):
     """One ``BabyAI-MixedTrainLocal-v0`` task kind: one 8x8 room (two side by side for ``open``)."""
 
-    def __init__(self, kind: str, room_size: int = 8, num_dists: int = 0, **kwargs: object) -> None:
+    instrs: Instr  # set by gen_mission()
+
+    def __init__(self, kind: str, room_size: int = 8, num_dists: int = 0, **kwargs: Any) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown BabyAI task kind {kind!r}")
         self.kind = kind

@@ -66,7 +66,7 @@ def _boxoban_class() -> type:
     box = modules()["boxohack"]
     from minihack import MiniHackNavigation
 
-    class OneLevelBoxoban(box.BoxoHack):
+    class OneLevelBoxoban(box.BoxoHack):  # type: ignore[name-defined]  # a class of a module imported at run time
         """MiniHack-Boxoban-{Medium,Hard}-v0 dynamics and rewards on a level given as text."""
 
         def __init__(self, *args: Any, level: str, **kwargs: Any) -> None:

@@ -149,8 +149,10 @@ class NLEGame(BalrogGame):
         status = self.engine.end_status()
         if self.is_nethack:
             end_reason = tombstone_reason(status, obs["tty_chars"]) if done else None
+            assert isinstance(self.tracker, NetHackProgress)  # _new_tracker() picks it by is_nethack
             self.tracker.update(obs["blstats"], reward, done, end_reason, self.engine.ascended())
         else:
+            assert isinstance(self.tracker, MiniHackProgress)
             self.tracker.update(reward, status)
         return self._frame_of(obs, message), reward, done and status != ABORTED, done and status == ABORTED
 
@@ -193,6 +195,7 @@ class NavigationGame(NLEGame):
 
         if self._oracle is None:
             actions = set(self._actions)
+            assert self.seed_value is not None  # set by reset()
             self._oracle = Navigator(actions, survey(self.env_id, self.seed_value, actions))
         return self._oracle.act(self._raw) or self.default_action
 

@@ -155,7 +155,7 @@ class Navigator:
             # under the player, a monster or an object: the terrain last seen there
             cmap = np.where(cmap == -1, self.seen_cmap, cmap)
         # remember (for a survey) the last non-stone view of every cell
-        if self.seen_cmap is None:
+        if self.seen_cmap is None or self.seen_walk is None:  # both are set together
             self.seen_cmap, self.seen_walk = cmap.copy(), walk.copy()
         else:
             known = cmap != _STONE
@@ -257,9 +257,10 @@ class Navigator:
         self.prev_here = here
         self.recent = (self.recent + [here])[-4:]
         step = found
-        while parent[step] is not None and parent[step][0] != here:
-            step = parent[step][0]
-        name = parent[step][1]
+        while (link := parent[step]) is not None and link[0] != here:
+            step = link[0]
+        assert link is not None  # found is not here: its route starts with a step from here
+        name = link[1]
         self.last, self.last_name = (here, step), name
         if step in self.locked and self.can_kick:
             self.last = None

@@ -34,14 +34,14 @@ TYPES = (CHASER, FLEEING, IMMOVABLE)
 _T = {"C": CHASER, "F": FLEEING, "I": IMMOVABLE}
 
 #: L2 "new dynamics": all 27 (enemy, message, goal) type triples; index 9i+3j+k is file dom_{index}.
-L2_VARIANTS: list[tuple[str, str, str]] = [(a, b, c) for a in TYPES for b in TYPES for c in TYPES]
+L2_VARIANTS: list[tuple[str, ...]] = [(a, b, c) for a in TYPES for b in TYPES for c in TYPES]
 
 _L3 = {
     "CFI": ["CF", "IF", "IC"], "CIF": ["CI", "FC", "FI"], "FCI": ["FC", "IC", "IF"],
     "FIC": ["CF", "CI", "FI"], "ICF": ["FI", "FC", "IC"], "IFC": ["CF", "CI", "IF"],
 }
 #: L3's 18 variants: (enemy, message, goal, decoy-message, decoy-goal) types.
-L3_VARIANTS: list[tuple[str, str, str, str, str]] = [
+L3_VARIANTS: list[tuple[str, ...]] = [
     (_T[emg[0]], _T[emg[1]], _T[emg[2]], _T[d[0]], _T[d[1]]) for emg, decoys in _L3.items() for d in decoys
 ]
 

@@ -158,7 +158,7 @@ class World:
         """Mobs ([name, x, y, z], kept by the region that spawned them) of generated regions near (x, z)."""
         r0x, r1x = math.floor(x - radius - 16) // REGION, math.floor(x + radius + 16) // REGION
         r0z, r1z = math.floor(z - radius - 16) // REGION, math.floor(z + radius + 16) // REGION
-        out = []
+        out: list[list] = []
         for rx in range(r0x, r1x + 1):
             for rz in range(r0z, r1z + 1):
                 reg = self.regions.get((rx, rz))

@@ -197,7 +197,7 @@ def generate_region(seed: int, rx: int, rz: int) -> Region:
     leaf_lo = np.where(leaf_hi == _EMPTY, _EMPTY, leaf_lo)
 
     inner = (slice(PAD, PAD + REGION), slice(PAD, PAD + REGION))
-    cols = {
+    cols: dict[str, np.ndarray] = {
         "height": height[inner], "top": top[inner], "fill": fill[inner], "frozen": frozen[inner],
         "feat": feat[inner], "feat_lo": feat_lo[inner], "feat_hi": feat_hi[inner],
         "leaf_lo": leaf_lo[inner], "leaf_hi": leaf_hi[inner], "vine_lo": vine_lo[inner],

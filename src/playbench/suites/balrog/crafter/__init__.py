@@ -1,0 +1,1 @@
+"""BALROG's Crafter (balrog.md §6.2) on the shared engine of ``suites/crafter``."""
