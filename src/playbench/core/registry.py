@@ -5,10 +5,11 @@ import importlib
 import pkgutil
 from typing import Any
 
-import gymnasium
-
 from playbench.core.errors import PlaybenchError
 from playbench.core.task import Task
+from playbench.gymenvs import gym_id, make_env
+
+__all__ = ["gym_id", "make_env"]  # re-exported: the gymnasium face's names, kept importable from here
 
 _TASKS: dict[str, Task] = {}
 _ALIASES: dict[str, str] = {}
@@ -17,25 +18,11 @@ _GROUP_MEMBERS: dict[str, list[tuple[str, dict[str, Any]]]] = {}  # id -> [(task
 _loaded = False
 
 
-def gym_id(task_id: str) -> str:
-    """The gymnasium id of a task: ``playbench/<id with '/' as '.'>-v0``."""
-    return "playbench/" + task_id.replace("/", ".") + "-v0"
-
-
-def make_env(task_id: str, index: int = 0, **params: Any) -> gymnasium.Env:
-    """Build the Game of episode ``index`` of a task (used as the gymnasium entry point)."""
-    task = get_task(task_id)
-    return task.make_game(task.params(params), index)
-
-
 def register_task(task: Task) -> Task:
-    """Add a task (and its aliases and gymnasium id) to the registry."""
+    """Add a task (and its aliases) to the registry; its gymnasium id is in ``playbench.gymenvs``."""
     _TASKS[task.id] = task
     for alias in task.aliases:
         _ALIASES[alias] = task.id
-    gid = gym_id(task.id)
-    if gid not in gymnasium.registry:
-        gymnasium.register(id=gid, entry_point=make_env, kwargs={"task_id": task.id}, disable_env_checker=True)
     return task
 
 

@@ -24,10 +24,6 @@ def world_seed(seed: int) -> int:
     return hash((int(seed), 1)) % (2**31 - 1)
 
 
-def _fresh_seed(seed: int | None) -> int:
-    return int(seed) if seed is not None else int(np.random.default_rng().integers(2**31 - 1))
-
-
 class _CrafterMixin:
     """Engine ownership, reference policies and instance data shared by both games."""
 
@@ -73,15 +69,11 @@ class SmartPlayCrafter(_CrafterMixin, SmartPlayGame):
         self._return = 0.0
         self._over = False
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict[str, Any]]:
-        """Start the episode whose world is ``crafter.Env(seed=seed)``'s first world."""
-        self.episode_seed = _fresh_seed(seed)
-        return super().reset(seed=self.episode_seed, options=options)
-
     def _frame(self, action: str | None) -> str:
         return describe.smartplay_frame(describe.window(self.engine), action, self.compat)
 
     def _reset(self) -> str:
+        # the episode's world is crafter.Env(seed=episode seed)'s first world
         self._new_episode(self.episode_seed)
         self._return, self._over = 0.0, False
         if self.compat:  # the hidden tick's frame is history step 0 (B13)
@@ -168,8 +160,8 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
         image = self.engine.last_image if self.images else None
         return Frame(describe.balrog_long_term(win), describe.balrog_short_term(win), image)
 
-    def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
-        self._new_episode(_fresh_seed(seed))  # crafter.Env(seed=episode seed): B1b fixed
+    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
+        self._new_episode(self.next_seed(seed))  # crafter.Env(seed=episode seed): B1b fixed
         return self._observe(), balrog_instruction_prompt(), STEP_LIMITS["crafter"]
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:

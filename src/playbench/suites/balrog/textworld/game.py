@@ -73,6 +73,13 @@ class TextWorldGame(BalrogGame):
         """Free text: every string is sent to the game."""
         return None
 
+    def is_legal(self, action: str) -> bool:
+        """A command is one printable line without backslashes.
+
+        The interpreter would read a newline as a second command and a backslash as an escape of its own.
+        """
+        return action.isprintable() and "\\" not in action
+
     @property
     def default_action(self) -> str:
         """TextWorld has no default action; an empty command is sent (``I beg your pardon?``)."""
@@ -106,7 +113,7 @@ class TextWorldGame(BalrogGame):
         for command in self._commands:
             self._state, _, _ = self._env.step(command)
 
-    def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
+    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
         if self._env is None:
             self._open()
         self._state = self._env.reset()
