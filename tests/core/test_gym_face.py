@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -132,3 +133,11 @@ def test_an_illegal_action_plays_the_default_action(task_id):
     finally:
         a.close()
         b.close()
+
+
+def test_the_documented_example_runs():
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "gym.md").read_text()
+    example = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    res = _python(example)
+    assert res.returncode == 0, res.stderr
+    assert "List of all actions" in res.stdout
