@@ -74,11 +74,11 @@ class TextWorldGame(BalrogGame):
         return None
 
     def is_legal(self, action: str) -> bool:
-        """A command is one printable line without backslashes.
+        """Any text without a backslash.
 
-        The interpreter would read a newline as a second command and a backslash as an escape of its own.
+        The interpreter reads a backslash as its own escape: a line starting with one makes it loop forever.
         """
-        return action.isprintable() and "\\" not in action
+        return "\\" not in action
 
     @property
     def default_action(self) -> str:
