@@ -13,6 +13,8 @@ start-up) stays cheap.
 
 from typing import TYPE_CHECKING, Any
 
+from playbench.gymenvs import register_envs as _register_envs
+
 __version__ = "0.1.0"
 
 # public name -> (module, attribute)
@@ -47,3 +49,6 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
+
+
+_register_envs()  # gymnasium.make("playbench/…") works once playbench is imported

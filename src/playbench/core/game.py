@@ -6,7 +6,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-_TEXT = spaces.Text(max_length=10_000_000, charset=frozenset(chr(i) for i in range(32, 127)) | {"\n", "\t"})
+#: Every character a game writes: printable ASCII, tab and newline.
+CHARSET = frozenset(chr(i) for i in range(32, 127)) | {"\n", "\t"}
+#: Observations are whole prompts (a MANGO walkthrough, a NetHack screen) and may be long.
+OBSERVATION_SPACE = spaces.Text(max_length=10_000_000, min_length=0, charset=CHARSET)
+#: Actions are commands or one-step answers; the bound keeps ``action_space.sample()`` cheap.
+ACTION_SPACE = spaces.Text(max_length=100_000, min_length=0, charset=CHARSET)
 
 
 class Game(gymnasium.Env[str, str]):
@@ -22,12 +27,16 @@ class Game(gymnasium.Env[str, str]):
 
     Actions are strings. ``legal_actions()`` lists them, or returns ``None`` for free text
     (one-step games whose action is a whole answer). ``default_action`` is executed when an
-    agent names no legal action.
+    agent names no legal action; ``step`` does the same for an illegal action it is given, and
+    ``info["invalid_actions"]`` counts those of the episode.
+
+    ``reset(seed=s)`` seeds ``np_random`` and the episode; ``reset()`` without a seed takes the
+    episode seed from ``np_random`` (``next_seed``), so it continues deterministically.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # gymnasium.Env declares it an instance variable
-    observation_space = _TEXT
-    action_space = _TEXT
+    observation_space = OBSERVATION_SPACE
+    action_space = ACTION_SPACE
 
     #: Names of reference policies this game implements in ``reference_action``.
     reference_policies: ClassVar[tuple[str, ...]] = ("random",)
@@ -35,6 +44,27 @@ class Game(gymnasium.Env[str, str]):
     def __init__(self) -> None:
         super().__init__()
         self.manual: str = ""
+        self.invalid_actions = 0
+
+    # -- what every game shares ---------------------------------------------------------------
+
+    def next_seed(self, seed: int | None) -> int:
+        """The episode seed: ``seed`` itself, or the next draw from ``np_random`` when none is given."""
+        if seed is not None:
+            return int(seed)
+        return int(self.np_random.integers(2**31 - 1))
+
+    def is_legal(self, action: str) -> bool:
+        """Whether ``action`` may be played now: one of ``legal_actions()``, or any text when that is ``None``."""
+        legal = self.legal_actions()
+        return legal is None or action in legal
+
+    def legal_or_default(self, action: Any) -> str:
+        """``action`` if it is legal now, else the default action (counted in ``invalid_actions``)."""
+        if isinstance(action, str) and self.is_legal(action):
+            return action
+        self.invalid_actions += 1
+        return self.default_action
 
     # -- the interface a Game fills in ------------------------------------------------------
 

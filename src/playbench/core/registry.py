@@ -7,11 +7,12 @@ import os
 import pkgutil
 from typing import Any
 
-import gymnasium
-
 from playbench.core.errors import PlaybenchError
 from playbench.core.suite import Suite
 from playbench.core.task import Task
+from playbench.gymenvs import gym_id, make_env, register_env
+
+__all__ = ["gym_id", "make_env"]  # re-exported: the gymnasium face's names, kept importable from here
 
 #: Environment variable naming extra suite modules (comma-separated), each exposing ``SUITE``.
 EXTRA_SUITES_ENV = "PLAYBENCH_SUITES"
@@ -24,26 +25,11 @@ _SUITES: dict[str, list[Suite]] = {}
 _loaded = False
 
 
-def gym_id(task_id: str) -> str:
-    """The gymnasium id of a task: ``playbench/<id with '/' as '.'>-v0``."""
-    return "playbench/" + task_id.replace("/", ".") + "-v0"
-
-
-def make_env(task_id: str, index: int = 0, **params: Any) -> gymnasium.Env:
-    """Build the Game of episode ``index`` of a task (used as the gymnasium entry point)."""
-    task = get_task(task_id)
-    return task.make_game(task.params(params), index)
-
-
 def _add_task(task: Task) -> None:
     _TASKS[task.id] = task
     for alias in task.aliases:
         _ALIASES[alias] = task.id
-    gid = gym_id(task.id)
-    if gid not in gymnasium.registry:
-        # make_env takes task_id by keyword (kwargs below), which EnvCreator's (**kwargs) protocol cannot express
-        gymnasium.register(id=gid, entry_point=make_env, kwargs={"task_id": task.id},  # type: ignore[arg-type]
-                           disable_env_checker=True)
+    register_env(task.id)  # built-in ids are registered on import of playbench; a suite of the user's is too
 
 
 def register_suite(suite: Suite) -> None:

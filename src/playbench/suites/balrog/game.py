@@ -55,8 +55,8 @@ class BalrogGame(Game):
 
     # -- subclass hooks -------------------------------------------------------------------------
 
-    def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
-        """Reset the engine: (first frame, instruction prompt, engine step limit)."""
+    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
+        """Reset the engine from the episode seed: (first frame, instruction prompt, engine step limit)."""
         raise NotImplementedError
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
@@ -96,17 +96,19 @@ class BalrogGame(Game):
         self.episode_return = 0.0
         self._pending_invalid = None
         self._done = False
-        frame, self.manual, limit = self._engine_reset(seed)
+        self.invalid_actions = 0
+        frame, self.manual, limit = self._engine_reset(self.next_seed(seed))
         self.max_steps = self.max_steps_override or limit
         self._frame = frame
         return frame.long_term, self._info(frame)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Execute one action (an invalid one becomes the default action, with feedback)."""
-        legal = self.legal_actions()
-        if legal is not None and action not in legal:
-            self.note_invalid_action(action)
-            action = self.default_action
+        """Execute one action (an illegal one plays the default action, with feedback, counted invalid)."""
+        before = self.invalid_actions
+        played = self.legal_or_default(action)
+        if self.invalid_actions > before:
+            self.note_invalid_action(action if isinstance(action, str) else None)
+        action = played
         self.action_frequency[action] += 1
         frame, reward, terminated, truncated = self._engine_step(action)
         self.steps += 1
@@ -140,6 +142,7 @@ class BalrogGame(Game):
             "completed": int(self.won()),
             "progress": progression,
             "metrics": metrics,
+            "invalid_actions": self.invalid_actions,
         }
         if self.images and frame.image is not None:
             info["image"] = frame.image

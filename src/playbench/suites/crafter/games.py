@@ -20,10 +20,6 @@ def world_seed(seed: int) -> int:
     return hash((int(seed), 1)) % (2**31 - 1)
 
 
-def _fresh_seed(seed: int | None) -> int:
-    return int(seed) if seed is not None else int(np.random.default_rng().integers(2**31 - 1))
-
-
 class _CrafterMixin:
     """Engine ownership, reference policies and instance data shared by both games."""
 

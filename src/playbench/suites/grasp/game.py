@@ -54,8 +54,8 @@ class _GraspBase(Game):
 
     def _setup(self, seed: int | None) -> Instance:
         super().reset(seed=seed)
-        seed = 0 if seed is None else int(seed)
-        self.inst = make_instance(self.params, self.index, seed)
+        self.inst = make_instance(self.params, self.index, self.next_seed(seed))
+        self.invalid_actions = 0
         self._score = 0.0
         self._done = False
         self._completed = False
@@ -98,7 +98,7 @@ class GraspGame(_GraspBase):
         self._last_obs = obs
         info = {
             "manual": self.manual, "obs": obs, "history": "", "score": 0.0, "completed": 0, "progress": 0.0,
-            "messages": [{"role": "system", "content": self.manual}, {"role": "user", "content": user}],
+            "invalid_actions": 0, "messages": [{"role": "system", "content": self.manual}, {"role": "user", "content": user}],
         }
         return obs, info
 
@@ -106,6 +106,7 @@ class GraspGame(_GraspBase):
         """Parse the answer, execute the first 20 actions and score them."""
         assert self.inst is not None, "reset() first"
         p = self.params
+        action = self.legal_or_default(action)
         parsed = parse_plan(action, ParserOptions(p.parser, p.parser_list, p.parser_comments))
         outcome = execute(self.inst.grid, self.inst.constraints, parsed.plan)
         self._score = outcome.energy(p.scoring)
@@ -123,6 +124,7 @@ class GraspGame(_GraspBase):
         info = {
             "manual": self.manual, "obs": "", "history": "", "score": self._score,
             "completed": int(self._completed), "progress": self.progress, "metrics": metrics,
+            "invalid_actions": self.invalid_actions,
         }
         return "", self._score, True, False, info
 
@@ -168,7 +170,7 @@ class GraspInteractiveGame(_GraspBase):
     def _info(self, obs: str) -> dict[str, Any]:
         return {
             "manual": self.manual, "obs": obs, "history": "", "score": self._score,
-            "completed": int(self._completed), "progress": self.progress,
+            "completed": int(self._completed), "progress": self.progress, "invalid_actions": self.invalid_actions,
         }
 
     def legal_actions(self) -> list[str]:
@@ -185,7 +187,7 @@ class GraspInteractiveGame(_GraspBase):
         """Execute one action; the episode ends after 20 actions or STOP."""
         assert self.inst is not None, "reset() first"
         before = self._score
-        name = action.strip().upper()
+        name = self.legal_or_default(action).strip().upper()
         if name != self.STOP:
             self.state.apply(name)
             self.actions.append(name)

@@ -59,10 +59,11 @@ class MangoGame(Game):
         if p.data:
             self.game, self.skeleton = data_question(p.data, p.games, p.cutoff, self.task, self.index)
         else:
-            self.maze_seed = int(seed or 0)
+            self.maze_seed = self.next_seed(seed)
             self.game = procedural_game(self.maze_seed, p.locations, p.cutoff)
             self.skeleton = self._pick(random.Random(self.maze_seed))
         self.result = None
+        self.invalid_actions = 0
         self._last_obs = self.prompt()
         return self._last_obs, self._info()
 
@@ -89,11 +90,13 @@ class MangoGame(Game):
         """Score the answer; the episode ends."""
         assert self.game is not None  # set by reset()
         evaluator = self.game.evaluator(self.params.mode, self.params.prompt)
-        self.result = evaluator.score(self.task, self.skeleton["id"], self.game.prefix.cutoff, action)
+        answer = self.legal_or_default(action)
+        self.result = evaluator.score(self.task, self.skeleton["id"], self.game.prefix.cutoff, answer)
         return self._last_obs, self.result.strict, True, False, self._info()
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"manual": self.manual, "obs": self._last_obs, "history": "",
+                                "invalid_actions": self.invalid_actions,
                                 # the release's request: its system message, then the prompt as the user turn
                                 "messages": [{"role": "system", "content": self.manual},
                                              {"role": "user", "content": self._last_obs}]}

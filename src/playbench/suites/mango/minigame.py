@@ -103,11 +103,12 @@ class MinigameGame(Game):
         """Pick the minigame and show its prompt."""
         super().reset(seed=seed)
         p = self.params
+        seed = self.next_seed(seed)
         rng = random.Random(seed)
         if p.data:
             data, self.item = _data_minigames(p.data, p.games, p.max_step)[self.index]
         else:
-            self.maze_seed = int(seed or 0)
+            self.maze_seed = seed
             data = generate(self.maze_seed, MazeParams(locations=p.locations))
             self.item = rng.choice(minigames(data, p.max_step))
         steps = [s for s in parse_walkthrough(data.walkthrough_text) if s.num <= self.item["step"]]
@@ -124,6 +125,7 @@ class MinigameGame(Game):
         self.manual = "You are playing a text game."
         self._last_obs = "\n".join(parts)
         self.answer = None
+        self.invalid_actions = 0
         return self._last_obs, self._info()
 
     def legal_actions(self) -> list[str] | None:
@@ -131,8 +133,8 @@ class MinigameGame(Game):
         return list(self.valid)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
-        """Success iff the action is the walkthrough's next move."""
-        self.answer = action
+        """Success iff the action is the walkthrough's next move (an unlisted one plays the first listed)."""
+        self.answer = self.legal_or_default(action)
         ok = float(action.strip().lower() == self.item["target"])
         return self._last_obs, ok, True, False, self._info()
 
@@ -140,7 +142,8 @@ class MinigameGame(Game):
         return float(self.answer is not None and self.answer.strip().lower() == self.item["target"])
 
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"manual": self.manual, "obs": self._last_obs, "history": "", "score": self._success()}
+        info: dict[str, Any] = {"manual": self.manual, "obs": self._last_obs, "history": "", "score": self._success(),
+                                "invalid_actions": self.invalid_actions}
         info["completed"] = int(self._success())
         if self.answer is not None:
             info["metrics"] = {"game": self.item["game"], "step": self.item["step"], "hint": self.params.hint,

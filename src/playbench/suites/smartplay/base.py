@@ -57,6 +57,7 @@ class SmartPlayGame(Game):
         self.completed = 0
         self.t = 0
         self.rng = np.random.default_rng(0)
+        self.episode_seed = 0
 
     def legal_actions(self) -> list[str]:
         """SmartPlay games always accept every action in their list."""
@@ -84,6 +85,7 @@ class SmartPlayGame(Game):
             "completed": self.completed,
             "progress": self.progress,
             "metrics": self._metrics(),
+            "invalid_actions": self.invalid_actions,
         }
         info.update(extra or {})
         self.tracker.add(obs)
@@ -93,17 +95,19 @@ class SmartPlayGame(Game):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict[str, Any]]:
         """Start an episode; all randomness comes from ``seed``."""
         super().reset(seed=seed)
-        self.rng = np.random.default_rng(seed)
+        self.episode_seed = self.next_seed(seed)
+        self.rng = np.random.default_rng(self.episode_seed)
         self.tracker.reset()
         self.score, self.completed, self.t, self._done = 0.0, 0, 0, False
+        self.invalid_actions = 0
         obs = self._reset()
         return obs, self._info(obs)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Play one action (one of ``legal_actions()``)."""
+        """Play one action; one not in ``legal_actions()`` plays the default action and counts as invalid."""
         if self._done:
             raise RuntimeError("step() called after the episode ended; call reset()")
-        index = self.actions.index(action)
+        index = self.actions.index(self.legal_or_default(action))
         obs, reward, terminated, extra = self._step(index)
         self.t += 1
         truncated = not terminated and self.t >= self.max_steps

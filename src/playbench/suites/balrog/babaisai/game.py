@@ -106,9 +106,9 @@ class BabaGame(BalrogGame):
         size = (self.world.width * TILE, self.world.height * TILE)
         return broken_you_text(old_rules, new_text, size)
 
-    def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
+    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
         self._seed = seed
-        self.rng = np.random.default_rng(seed if seed is not None else 0)
+        self.rng = np.random.default_rng(seed)
         self._won = False
         self._progression = 0.0
         self._resets = 0

@@ -47,7 +47,7 @@ class BabyAIGame(BalrogGame):
         image = self.env.get_pov_render(TILE_SIZE) if self.images else None
         return Frame(text, "", image)
 
-    def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
+    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
         self._seed = seed
         self._success = False
         self._bot = None

@@ -9,7 +9,7 @@ from playbench.suites.balrog.crafter.params import BalrogCrafterParams
 from playbench.suites.balrog.game import BalrogGame, Frame
 from playbench.suites.crafter import describe
 from playbench.suites.crafter.engine import ACHIEVEMENTS, CrafterEngine
-from playbench.suites.crafter.games import _CrafterMixin, _fresh_seed
+from playbench.suites.crafter.games import _CrafterMixin
 from playbench.suites.crafter.prompts import ACTIONS, balrog_instruction_prompt
 
 
@@ -45,8 +45,8 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
         image = self.engine.last_image if self.images else None
         return Frame(describe.balrog_long_term(win), describe.balrog_short_term(win), image)
 
-    def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
-        self._new_episode(_fresh_seed(seed))  # crafter.Env(seed=episode seed): B1b fixed
+    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
+        self._new_episode(self.next_seed(seed))  # crafter.Env(seed=episode seed): B1b fixed
         return self._observe(), balrog_instruction_prompt(), facts.task("crafter", "default").step_limit
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:

@@ -128,10 +128,8 @@ class NLEGame(BalrogGame):
         """The env id and the NetHack seed (NetHack's levels are a function of it)."""
         return {"env_id": self.env_id, "nethack_seed": self.seed_value}
 
-    def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
+    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
         """Seed NetHack's RNGs from ``seed`` (the engine's own call), reset, and build the first frame."""
-        if seed is None:
-            seed = int(self.np_random.integers(2**31))
         self.seed_value = derive_seed("nle", seed)
         self._prepare(seed)
         if self.engine is None:

@@ -75,6 +75,13 @@ class TextWorldGame(BalrogGame):
         """Free text: every string is sent to the game."""
         return None
 
+    def is_legal(self, action: str) -> bool:
+        """Any text without a backslash.
+
+        The interpreter reads a backslash as its own escape: a line starting with one makes it loop forever.
+        """
+        return "\\" not in action
+
     @property
     def default_action(self) -> str:
         """TextWorld has no default action; an empty command is sent (``I beg your pardon?``)."""
@@ -108,7 +115,7 @@ class TextWorldGame(BalrogGame):
         for command in self._commands:
             self._state, _, _ = self._env.step(command)
 
-    def _engine_reset(self, seed: int | None) -> tuple[Frame, str, int]:
+    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
         if self._env is None:
             self._open()
         self._state = self._env.reset()

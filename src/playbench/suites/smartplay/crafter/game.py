@@ -6,7 +6,7 @@ import numpy as np
 
 from playbench.suites.crafter import describe
 from playbench.suites.crafter.engine import ACHIEVEMENTS, ACTION_NAMES, CrafterEngine
-from playbench.suites.crafter.games import _CrafterMixin, _fresh_seed
+from playbench.suites.crafter.games import _CrafterMixin
 from playbench.suites.crafter.prompts import ACTIONS, smartplay_manual
 from playbench.suites.smartplay.base import SmartPlayGame
 from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
@@ -29,15 +29,11 @@ class SmartPlayCrafter(_CrafterMixin, SmartPlayGame):
         self._return = 0.0
         self._over = False
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict[str, Any]]:
-        """Start the episode whose world is ``crafter.Env(seed=seed)``'s first world."""
-        self.episode_seed = _fresh_seed(seed)
-        return super().reset(seed=self.episode_seed, options=options)
-
     def _frame(self, action: str | None) -> str:
         return describe.smartplay_frame(describe.window(self.engine), action, self.compat)
 
     def _reset(self) -> str:
+        # the episode's world is crafter.Env(seed=episode seed)'s first world
         self._new_episode(self.episode_seed)
         self._return, self._over = 0.0, False
         if self.compat:  # the hidden tick's frame is history step 0 (B13)

@@ -1,0 +1,126 @@
+"""playbench's tasks as gymnasium environments: ``gymnasium.make("playbench/<suite>.<name>-v0")``.
+
+The ids are registered when ``playbench`` is imported, from the fixed list below, so registering imports
+no suite and no engine: a task's suite (and its engine) is imported by ``make`` alone. gymnasium 1.x no
+longer loads plugins from entry points; ``gymnasium.make("playbench:playbench/…")`` imports playbench
+itself, so that form needs no other call.
+"""
+
+from typing import Any
+
+import gymnasium
+
+NAMESPACE = "playbench"
+
+#: Every registered task id (``tests/core/test_gym_face.py`` checks this list against the registry).
+TASK_IDS: tuple[str, ...] = (
+    "balrog/babaisai/goto_win",
+    "balrog/babaisai/goto_win-distr_obj",
+    "balrog/babaisai/goto_win-distr_obj-irrelevant_rule",
+    "balrog/babaisai/goto_win-distr_obj_rule",
+    "balrog/babaisai/goto_win-distr_rule",
+    "balrog/babaisai/make_win",
+    "balrog/babaisai/make_win-distr_obj",
+    "balrog/babaisai/make_win-distr_obj-irrelevant_rule",
+    "balrog/babaisai/make_win-distr_obj_rule",
+    "balrog/babaisai/make_win-distr_rule",
+    "balrog/babaisai/two_room-break_stop-goto_win",
+    "balrog/babaisai/two_room-break_stop-goto_win-distr_obj",
+    "balrog/babaisai/two_room-break_stop-goto_win-distr_obj-irrelevant_rule",
+    "balrog/babaisai/two_room-break_stop-goto_win-distr_obj_rule",
+    "balrog/babaisai/two_room-break_stop-goto_win-distr_rule",
+    "balrog/babaisai/two_room-break_stop-make_win",
+    "balrog/babaisai/two_room-break_stop-make_win-distr_obj",
+    "balrog/babaisai/two_room-break_stop-make_win-distr_obj-irrelevant_rule",
+    "balrog/babaisai/two_room-break_stop-make_win-distr_obj_rule",
+    "balrog/babaisai/two_room-break_stop-make_win-distr_rule",
+    "balrog/babaisai/two_room-goto_win",
+    "balrog/babaisai/two_room-goto_win-distr_obj",
+    "balrog/babaisai/two_room-goto_win-distr_obj-irrelevant_rule",
+    "balrog/babaisai/two_room-goto_win-distr_obj_rule",
+    "balrog/babaisai/two_room-goto_win-distr_rule",
+    "balrog/babaisai/two_room-goto_win-distr_win_rule",
+    "balrog/babaisai/two_room-make_wall_win",
+    "balrog/babaisai/two_room-make_win",
+    "balrog/babaisai/two_room-make_win-distr_obj",
+    "balrog/babaisai/two_room-make_win-distr_obj-irrelevant_rule",
+    "balrog/babaisai/two_room-make_win-distr_obj_rule",
+    "balrog/babaisai/two_room-make_win-distr_rule",
+    "balrog/babaisai/two_room-make_win-distr_win_rule",
+    "balrog/babaisai/two_room-make_you",
+    "balrog/babaisai/two_room-make_you-make_win",
+    "balrog/babaisai/two_room-maybe_break_stop-goto_win",
+    "balrog/babaisai/two_room-maybe_break_stop-goto_win-distr_obj",
+    "balrog/babaisai/two_room-maybe_break_stop-goto_win-distr_obj-irrelevant_rule",
+    "balrog/babaisai/two_room-maybe_break_stop-goto_win-distr_obj_rule",
+    "balrog/babaisai/two_room-maybe_break_stop-goto_win-distr_rule",
+    "balrog/babyai/goto",
+    "balrog/babyai/open",
+    "balrog/babyai/pick_up_seq_go_to",
+    "balrog/babyai/pickup",
+    "balrog/babyai/putnext",
+    "balrog/crafter/default",
+    "balrog/minihack/boxoban-hard",
+    "balrog/minihack/boxoban-medium",
+    "balrog/minihack/corridor-r3",
+    "balrog/minihack/corridorbattle-dark",
+    "balrog/minihack/mazewalk-15x15",
+    "balrog/minihack/mazewalk-9x9",
+    "balrog/minihack/quest-easy",
+    "balrog/minihack/quest-medium",
+    "balrog/nle/nethackchallenge",
+    "balrog/textworld/coin_collector",
+    "balrog/textworld/the_cooking_game",
+    "balrog/textworld/treasure_hunter",
+    "grasp/energy",
+    "grasp/energy-interactive",
+    "mango/df",
+    "mango/minigame",
+    "mango/rf",
+    "smartplay/bandit-deterministic",
+    "smartplay/bandit-highhigh",
+    "smartplay/bandit-highlow",
+    "smartplay/bandit-lowlow",
+    "smartplay/crafter",
+    "smartplay/hanoi-3",
+    "smartplay/hanoi-4",
+    "smartplay/messenger-1",
+    "smartplay/messenger-2",
+    "smartplay/messenger-3",
+    "smartplay/minecraft-beach",
+    "smartplay/minecraft-desert",
+    "smartplay/minecraft-forest",
+    "smartplay/minecraft-ice-spikes",
+    "smartplay/minecraft-jungle",
+    "smartplay/minecraft-ocean",
+    "smartplay/minecraft-plains",
+    "smartplay/minecraft-taiga",
+    "smartplay/rps-basic",
+    "smartplay/rps-different-score",
+)
+
+
+def gym_id(task_id: str) -> str:
+    """The gymnasium id of a task: ``playbench/<id with '/' as '.'>-v0``."""
+    return f"{NAMESPACE}/" + task_id.replace("/", ".") + "-v0"
+
+
+def make_env(task_id: str, index: int = 0, **params: Any) -> gymnasium.Env:
+    """Build the Game of episode ``index`` of a task with ``key=value`` parameters (the gymnasium entry point)."""
+    from playbench.core.registry import get_task  # the suites load here, not at registration
+
+    task = get_task(task_id)
+    return task.make_game(task.params(params), index)
+
+
+def register_env(task_id: str) -> None:
+    """Register one task's gymnasium id, unless it is already (cheap: no suite is imported)."""
+    gid = gym_id(task_id)
+    if gid not in gymnasium.registry:
+        gymnasium.register(id=gid, entry_point=f"{__name__}:make_env", kwargs={"task_id": task_id})
+
+
+def register_envs() -> None:
+    """Register every built-in task's gymnasium id."""
+    for task_id in TASK_IDS:
+        register_env(task_id)

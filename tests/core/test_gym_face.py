@@ -1,0 +1,138 @@
+"""The gymnasium face: registration on import, check_env on every task, seeding, illegal actions."""
+
+import random
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from playbench.core.registry import list_tasks
+from playbench.gymenvs import TASK_IDS, gym_id
+from playbench.suites.balrog.protocol import invalid_action_feedback
+
+ALL = [t.id for t in list_tasks()]
+# TextWorld generates its games on first use into its cache (kept for later runs): one game per task.
+KWARGS = {tid: {"games": 1} for tid in ALL if tid.startswith("balrog/textworld/")}
+ILLEGAL = "\\not an action\n"
+
+
+def make(task_id: str) -> gymnasium.Env:
+    return gymnasium.make(gym_id(task_id), **KWARGS.get(task_id, {}))
+
+
+def test_the_id_list_is_the_registry():
+    assert sorted(TASK_IDS) == ALL, "update TASK_IDS in src/playbench/gymenvs.py"
+    assert all(gym_id(t) in gymnasium.registry for t in ALL)
+
+
+def _python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+
+
+def test_import_registers_every_id_without_loading_a_suite():
+    res = _python(
+        "import sys, gymnasium, playbench\n"
+        "ids = [k for k in gymnasium.registry if k.startswith('playbench/')]\n"
+        "print(len(ids), any(m.startswith('playbench.suites') for m in sys.modules))\n"
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == [str(len(ALL)), "False"]
+
+
+def test_make_with_module_prefix_needs_no_other_call():
+    res = _python(
+        "import gymnasium\n"
+        "env = gymnasium.make('playbench:playbench/smartplay.hanoi-3-v0')\n"
+        "obs, info = env.reset(seed=1)\n"
+        "print(obs.splitlines()[0])\n"
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "Current configuration:"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task_id", ALL)
+def test_check_env(task_id):
+    env = make(task_id)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            check_env(env.unwrapped, skip_render_check=True)
+        # gymnasium's checker warns (rather than fails) on some contract breaches: none may be raised
+        assert [str(w.message) for w in caught if "WARN" in str(w.message)] == []
+    finally:
+        env.close()
+
+
+def _play(env: gymnasium.Env, seed: int, steps: int) -> list:
+    """Observations of: a seeded reset, a few steps, an unseeded reset and a few more steps."""
+    game = env.unwrapped
+    rng = np.random.default_rng(0)  # the actions: the same in both envs when the games are the same
+    seen = []
+    for reset_seed in (seed, None):
+        obs, info = env.reset(seed=reset_seed)
+        seen.append((obs, info.get("score")))
+        for _ in range(steps):
+            legal = game.legal_actions()
+            action = legal[int(rng.integers(len(legal)))] if legal else "north"
+            obs, reward, terminated, truncated, info = env.step(action)
+            seen.append((obs, reward, info.get("score")))
+            if terminated or truncated:
+                break
+    return seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task_id", ALL)
+def test_the_seed_is_the_only_randomness(task_id):
+    a, b = make(task_id), make(task_id)
+    try:
+        # different global random states: a game drawing from them would play differently
+        random.seed(1)
+        np.random.seed(1)
+        first = _play(a, 11, 5)
+        random.seed(2)
+        np.random.seed(2)
+        assert _play(b, 11, 5) == first
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task_id", ALL)
+def test_an_illegal_action_plays_the_default_action(task_id):
+    a, b = make(task_id), make(task_id)
+    try:
+        a.reset(seed=3)
+        b.reset(seed=3)
+        game = a.unwrapped
+        if game.legal_actions() is None and game.is_legal(ILLEGAL):
+            pytest.skip("free-text task: every answer is legal")
+        default = game.default_action
+        got = a.step(ILLEGAL)
+        want = b.step(default)
+        # GRASP's interactive NOOP is no legal action itself: playing it directly counts too
+        assert got[4]["invalid_actions"] == 1 and want[4]["invalid_actions"] == int(not game.is_legal(default))
+        assert got[1:4] == want[1:4]
+        feedback = getattr(game, "feedback", False)  # BALROG's games say so in the next observation
+        assert got[0] == (invalid_action_feedback(default, want[0]) if feedback else want[0])
+        if not (got[2] or got[3]):
+            a.step(7)  # not even text: the default action too
+            assert a.unwrapped.invalid_actions == 2
+    finally:
+        a.close()
+        b.close()
+
+
+def test_the_documented_example_runs():
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "gym.md").read_text()
+    example = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    res = _python(example)
+    assert res.returncode == 0, res.stderr
+    assert "List of all actions" in res.stdout
