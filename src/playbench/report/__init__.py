@@ -1,5 +1,5 @@
-"""Reports: pure functions from run records to tables, statistics, plots and the HTML viewer."""
+"""Reports: pure functions from run records to tables, statistics, plots and the HTML viewer.
 
-from playbench.report.build import build_report
-
-__all__ = ["build_report"]
+Import the modules themselves (``playbench.report.build`` …): this package imports nothing, so that the
+command line's start-up does not pay for statistics and plotting it may not use.
+"""
