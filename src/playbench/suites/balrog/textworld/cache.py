@@ -75,7 +75,9 @@ def _make(spec: GameSpec, root: Path | None) -> dict[str, Any]:
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=".tmp-"))
     try:
+        started = time.perf_counter()
         entry = generate(spec, tmp)
+        entry["made_in_s"] = round(time.perf_counter() - started, 1)  # volatile: not part of the game
         (tmp / ENTRY).write_text(json.dumps(entry, indent=2, sort_keys=True))
         for _ in range(3):
             try:
