@@ -176,6 +176,7 @@ def test_folder_of_games(tw_root, tmp_path):
     folder = tmp_path / "tw_games" / "coin_collector"  # BALROG's layout: one sub-folder per task
     folder.mkdir(parents=True)
     shutil.copy(made / f"{COIN.stem}.z8", folder / "b.z8")
+    shutil.copy(made / f"{COIN.stem}.json", folder / "b.json")
     shutil.copy(made / f"{COIN.stem}.json", folder / "a.json")
     (folder / "a.ulx").write_bytes(b"Glul")  # textworld 1.7 cannot play it: its .json is compiled instead
     (folder / "notes.txt").write_text("ignored")
@@ -193,6 +194,10 @@ def test_folder_of_games(tw_root, tmp_path):
     (tmp_path / "glulx" / "x.ulx").write_bytes(b"Glul")
     with pytest.raises(PlaybenchError, match=r"x\.ulx is a Glulx game, which textworld 1\.7 cannot play"):
         task.validate_inputs(task.params({"games": str(tmp_path / "glulx")}))
+    (tmp_path / "bare").mkdir()
+    shutil.copy(made / f"{COIN.stem}.z8", tmp_path / "bare" / "c.z8")
+    with pytest.raises(PlaybenchError, match=r"c\.z8 has no TextWorld \.json beside it"):
+        task.validate_inputs(task.params({"games": str(tmp_path / "bare")}))
     (tmp_path / "empty").mkdir()
     with pytest.raises(PlaybenchError, match="no TextWorld game"):
         task.validate_inputs(task.params({"games": str(tmp_path / "empty")}))

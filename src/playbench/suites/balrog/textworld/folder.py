@@ -2,7 +2,8 @@
 
 PATH may hold the games themselves or, like BALROG's ``tw_games``, one sub-folder per task (then the
 task's sub-folder is used). Games are listed in BALROG's order: the ``.ulx`` files sorted, then the
-``.z8`` files sorted, then games given only as a ``.json``. A ``.z8`` is played as it is. textworld 1.7
+``.z8`` files sorted, then games given only as a ``.json``. A ``.z8`` is played as it is, with the
+TextWorld ``.json`` that must lie beside it (TextWorld reads the goal, score and walkthrough there). textworld 1.7
 cannot play Glulx (``.ulx``): a ``.ulx`` with its TextWorld ``.json`` beside it is compiled from that
 ``.json`` to ``.z8`` (once, into the cache); a ``.ulx`` without one is refused in one line before the run
 starts, as is a folder with no game.
@@ -46,9 +47,13 @@ def folder_games(folder: Path, task: str) -> list[GameRef]:
     refs = []
     for stem in stems:
         z8, meta = base / f"{stem}.z8", base / f"{stem}.json"
+        has_meta = meta.is_file() and _is_game_json(meta)
         if z8.is_file():
+            if not has_meta:  # without it TextWorld tracks no score, objective or win
+                raise PlaybenchError(f"-T games={folder}: {z8} has no TextWorld .json beside it (its goal, score and "
+                                     "walkthrough come from that file)")
             refs.append(GameRef(stem, path=z8))
-        elif meta.is_file() and _is_game_json(meta):
+        elif has_meta:
             sha = hashlib.sha256(meta.read_bytes()).hexdigest()
             refs.append(GameRef(stem, spec=GameSpec(task=task, stem=stem, source=str(meta.resolve()), source_sha=sha)))
         else:
