@@ -21,6 +21,11 @@ def short_sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def world_digest(facts: list) -> str:
+    """The digest of the initial world facts (as ``generate.world_digest`` computes it)."""
+    return short_sha("\n".join(sorted({json.dumps(fact, sort_keys=True) for fact in facts})))
+
+
 def rows(folder: Path, task: str) -> list[str]:
     """One ``PublishedGame(...)`` line per game of a task, in BALROG's order."""
     import textworld
@@ -36,7 +41,8 @@ def rows(folder: Path, task: str) -> list[str]:
         seeds = tuple(meta["seeds"][k] for k in ("map", "objects", "quest", "grammar"))
         out.append(
             f'    PublishedGame("{game_file.stem}", {seeds}, {rooms}, {len(meta["walkthrough"])}, {max_score}, '
-            f'"{meta["uuid"]}", "{short_sha(chr(10).join(meta["walkthrough"]))}", "{short_sha(data["objective"])}"),'
+            f'"{meta["uuid"]}", "{short_sha(chr(10).join(meta["walkthrough"]))}", "{short_sha(data["objective"])}", '
+            f'"{world_digest(data["world"])}"),'
         )
     return out
 

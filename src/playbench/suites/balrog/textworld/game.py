@@ -39,10 +39,10 @@ def check_published(entry: dict[str, Any], ref: GameRef) -> None:
     if row is None:
         return
     got = (entry.get("uuid"), entry.get("rooms"), entry.get("walkthrough_length"), entry.get("max_score"),
-           entry.get("walkthrough_sha"), entry.get("objective_sha"))
-    want = (row.uuid, row.rooms, row.walkthrough, row.max_score, row.walkthrough_sha, row.objective_sha)
+           entry.get("walkthrough_sha"), entry.get("objective_sha"), entry.get("world_sha"))
+    want = (row.uuid, row.rooms, row.walkthrough, row.max_score, row.walkthrough_sha, row.objective_sha, row.world_sha)
     if got != want:
-        names = ("uuid", "rooms", "walkthrough", "max_score", "walkthrough_sha", "objective_sha")
+        names = ("uuid", "rooms", "walkthrough", "max_score", "walkthrough_sha", "objective_sha", "world_sha")
         diff = ", ".join(f"{n} {g!r} != {w!r}" for n, g, w in zip(names, got, want, strict=True) if g != w)
         raise RuntimeError(f"the regenerated TextWorld game {ref.label} is not BALROG's (textworld "
                            f"{entry.get('textworld')}): {diff}")

@@ -47,10 +47,14 @@ class GameSpec:
     only_last_action: bool = False
     source: str = ""
     source_sha: str = ""
+    #: False: the cooking game's oven has no open/closed state, as in the TextWorld that made BALROG's
+    #: games (textworld 1.7 makes it a closed container: same story file, but "open oven" becomes an
+    #: admissible command and the world differs from the published one)
+    closed_oven: bool = True
 
     def key(self) -> str:
         """A digest of everything that decides the file (the source path excluded)."""
-        data = {k: v for k, v in asdict(self).items() if k != "source"}
+        data = {k: v for k, v in asdict(self).items() if k != "source" and not (k == "closed_oven" and v)}
         data["format"] = FORMAT
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
@@ -90,6 +94,12 @@ def short_sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def world_digest(facts: list[Any]) -> str:
+    """The first 16 hex digits of the SHA-256 of a game's initial world facts (as a sorted set of JSON texts)."""
+    texts = sorted({json.dumps(fact, sort_keys=True) for fact in facts})
+    return short_sha("\n".join(texts))
+
+
 def _normalise_serial(path: Path) -> None:
     data = bytearray(path.read_bytes())
     data[_SERIAL] = b"000000"  # the header is outside the story file's checksum
@@ -104,6 +114,10 @@ def _make_game(spec: GameSpec, options: Any) -> Any:
         return textworld.Game.load(spec.source)
     options.seeds = spec.seeds
     options.grammar.only_last_action = spec.only_last_action
+    if not spec.closed_oven:
+        from textworld.challenges.tw_cooking import cooking
+
+        cooking.ENTITIES["oven"]["properties"] = []  # this child process makes one game, then exits
     _, make_game, _ = textworld.challenges.CHALLENGES[spec.challenge]
     return make_game(settings=dict(spec.settings), options=options)
 
@@ -139,6 +153,7 @@ def generate_here(spec: GameSpec, out_dir: Path) -> dict[str, Any]:
         "walkthrough_sha": short_sha("\n".join(walkthrough)),
         "objective_sha": short_sha(game.objective or ""),
         "max_score": game.max_score,
+        "world_sha": world_digest(json.loads(game_file.with_suffix(".json").read_text())["world"]),
     }
 
 

@@ -51,7 +51,8 @@ def balrog_specs(task: str) -> list[GameSpec]:
     """The specs of BALROG's 25 games of a task, in BALROG's order."""
     recipe = RECIPES[task]
     return [GameSpec(task=task, stem=game.label, challenge=recipe.challenge, settings=dict(recipe.settings),
-                     seeds=game.seed_dict(), only_last_action=recipe.only_last_action) for game in GAMES[task]]
+                     seeds=game.seed_dict(), only_last_action=recipe.only_last_action,
+                     closed_oven=recipe.closed_oven) for game in GAMES[task]]
 
 
 def legacy_spec(task: str, seed: int) -> GameSpec:
