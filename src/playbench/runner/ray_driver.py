@@ -52,6 +52,13 @@ class _Slot:
     busy: int = 0
     up: bool = False
     down_since: float | None = None
+    started: bool = False  # has answered once (a worker that never did cannot be built)
+
+
+def _last_line(exc: BaseException) -> str:
+    """The line of a remote error that says what happened (Ray puts the traceback first)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[-1] if lines else type(exc).__name__
 
 
 async def _wait(ref: Any) -> Any:
@@ -77,13 +84,13 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
     totals = RunTotals()
     if not jobs:
         return totals
-    tasks = sorted({(job.task.id, _params_json(job)) for job in jobs})
+    tasks = {job.task.id: job.params.model_dump(mode="json") for job in jobs}
     actor_class = remote_worker()
     count = max(1, min(run.workers, len(jobs)))
     slots = [
         _Slot(actor_class.options(num_cpus=1, max_restarts=-1, max_task_retries=0, scheduling_strategy="SPREAD",
                                   max_concurrency=run.per_worker + 4)
-              .remote(run.kit, i, count, [(tid, params) for tid, params in tasks], run.agent_name, run.model))
+              .remote(run.kit, i, count, sorted(tasks.items()), run.agent_name, run.model))
         for i in range(count)
     ]
     pending: collections.deque[tuple[EpisodeJob, int]] = collections.deque((job, 1) for job in jobs)
@@ -109,8 +116,16 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
             for fut in done:
                 if fut in pings:
                     i = pings.pop(fut)
-                    if fut.exception() is None:
-                        slots[i].up, slots[i].down_since = True, None
+                    error = fut.exception()
+                    if error is None and isinstance(fut.result(), str):  # the worker could not build its kit
+                        totals.stopped = f"a Ray worker could not start: {fut.result()}"
+                        return totals
+                    if error is None:
+                        slots[i].up, slots[i].down_since, slots[i].started = True, None, True
+                    elif isinstance(error, ray.exceptions.ActorDiedError) and not slots[i].started:
+                        # never started (playbench missing on a node, a class it cannot unpickle): no retry helps
+                        totals.stopped = f"a Ray worker could not start: {_last_line(error)}"
+                        return totals
                     else:  # not back yet (or the restart is still being noticed): look again shortly
                         pings[asyncio.ensure_future(_ping(slots[i].actor, PING_DELAY))] = i
                     continue
@@ -129,7 +144,7 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
                                 settings)
                     continue
                 if exc is not None:  # our own code failed on the worker: a bug, not the episode's fault
-                    totals.stopped = f"a Ray worker failed: {(str(exc).strip().splitlines() or [type(exc).__name__])[-1]}"
+                    totals.stopped = f"a Ray worker failed: {_last_line(exc)}"
                     return totals
                 outcome = fut.result()
                 if outcome[0] == "stop":
@@ -144,12 +159,6 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
             fut.cancel()
         run.stats = await _close(slots)
     return totals
-
-
-def _params_json(job: EpisodeJob) -> Any:
-    import json
-
-    return json.dumps(job.params.model_dump(mode="json"), sort_keys=True)
 
 
 def _record(store: RunStore, job: EpisodeJob, record: EpisodeRecord, steps: list[StepRecord], frames: dict[int, Any],

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 
 from playbench.agents.base import Agent
-from playbench.core.errors import StopRun
+from playbench.core.errors import PlaybenchError, StopRun
 from playbench.core.registry import get_task
+from playbench.core.task import Task
 from playbench.core.turns import take_turn
 from playbench.log.paths import frame_path
 from playbench.runner.plan import EpisodeJob
@@ -28,17 +29,22 @@ class EpisodeWorker:
 
     def __init__(self, kit: Kit, worker: int, workers: int, tasks: list[tuple[str, dict[str, Any]]],
                  agent_name: str, model_name: str | None) -> None:
-        self._make_agent, self._model = kit(worker, workers)
-        self._tasks = {}
-        for task_id, params in tasks:
-            task = get_task(task_id)
-            self._tasks[task_id] = (task, task.params(params))
         self._agent_name = agent_name
         self._model_name = model_name
+        self._model: Any = None
+        self._tasks: dict[str, tuple[Task, Any]] = {}
+        self._broken: str | None = None
+        try:
+            self._make_agent, self._model = kit(worker, workers)
+            for task_id, params in tasks:
+                task = get_task(task_id)
+                self._tasks[task_id] = (task, task.params(params))
+        except Exception as exc:  # a missing API key or engine on this node: the driver stops the run with it
+            self._broken = f"{type(exc).__name__}: {exc}" if not isinstance(exc, PlaybenchError) else str(exc)
 
-    async def ready(self) -> int:
-        """The worker's pid, once it is built (the driver waits for this before sending episodes)."""
-        return os.getpid()
+    async def ready(self) -> int | str:
+        """The worker's pid once it is built, or why it could not be built (the driver waits for this)."""
+        return self._broken if self._broken is not None else os.getpid()
 
     async def play(self, task_id: str, index: int, seed: int) -> tuple[Any, ...]:
         """Play one episode: ``("done", record, steps, frames)`` or ``("stop", reason)`` for a run-wide fault."""
