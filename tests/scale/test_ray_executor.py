@@ -134,17 +134,18 @@ def test_unreachable_cluster_is_one_line_and_no_run(tmp_path):
 
 
 def test_several_base_urls_each_worker_takes_one(tmp_path, ray_cluster):
-    args = ["smartplay/hanoi-3", "--model", "openai/fake", "-T", "max_steps=4", "--episodes", "6", "--seed", "2",
-            "--retry-backoff", "0", "--quiet"]
+    # one episode in flight per worker, each answer 100 ms late: neither worker can play them all alone
+    args = ["smartplay/hanoi-3", "--model", "openai/fake", "-T", "max_steps=4", "--episodes", "12", "--seed", "2",
+            "--retry-backoff", "0", "--max-episodes", "2", "--quiet"]
     env = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}
-    with FakeServer() as one, FakeServer() as two, FakeServer() as single:
+    with FakeServer(latency=0.1) as one, FakeServer(latency=0.1) as two, FakeServer() as single:
         res = run_cli("eval", *args, "--base-url", single.url, "--log-dir", str(tmp_path / "one"), env=env)
         assert res.returncode == 0, res.stderr
         res = run_cli("eval", *args, "--base-url", f"{one.url},{two.url}", "--executor", "ray", "--ray-address",
                       ray_cluster.address, "--log-dir", str(tmp_path / "two"), env=env)
         assert res.returncode == 0, res.stderr
         assert one.stats.requests > 0 and two.stats.requests > 0
-        assert one.stats.requests + two.stats.requests == single.stats.requests == 24
+        assert one.stats.requests + two.stats.requests == single.stats.requests == 48
         local_list = run_cli("eval", *args, "--base-url", f"{one.url},{two.url}", "--log-dir", str(tmp_path / "x"),
                              env=env)
     assert local_list.returncode == 2 and "need --executor ray" in local_list.stderr
