@@ -4,7 +4,6 @@ Ray comes with ``.[all]`` (the ``ray`` extra): without it these tests fail, they
 """
 
 import pytest
-
 from raycluster import LocalRayCluster
 
 

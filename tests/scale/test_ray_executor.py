@@ -152,3 +152,11 @@ def test_several_base_urls_each_worker_takes_one(tmp_path, ray_cluster):
     run = only_run_dir(tmp_path / "two")
     assert stable_lines(run) == stable_lines(only_run_dir(tmp_path / "one"))
     assert json.loads((run / "run.json").read_text())["settings"]["base_url"] == f"{one.url},{two.url}"
+
+
+def test_the_local_runner_never_imports_ray(tmp_path):
+    code = ("import sys, playbench; r = playbench.eval('smartplay/hanoi-3', episodes=2, log_dir=sys.argv[1]); "
+            "assert r.complete; print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))")
+    res = subprocess.run([PLAYBENCH[0], "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[]"

@@ -3,13 +3,13 @@
 from typing import Any
 
 from playbench.api.config import build_config
+from playbench.api.workers import base_urls
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import RunConfig
 from playbench.core.registry import get_task
-from playbench.api.workers import base_urls
 from playbench.log.store import RunStore
-from playbench.runner.shard import parse_shard
 from playbench.runner.resume import IDENTITY, REFUSED, apply_settings, check_identity, resume_event, strip_credentials
+from playbench.runner.shard import parse_shard
 
 #: connection settings and their defaults, in the order ``run.json`` records them
 CONNECTION_DEFAULTS: dict[str, Any] = {"base_url": None, "max_connections": 8, "max_episodes": None, "max_retries": 6,
@@ -63,10 +63,10 @@ def resumed_config(store: RunStore, given: set[str], ask: dict[str, Any], settin
             ask["task_args"], ask["agent_args"], ask["model_args"])
         check_identity(recorded.model_copy(update={"tasks": current}), asked, given, (bool(store.meta.settings.get("cache")), settings["cache"]))
     if "shard" in given:
-        old, new = store.meta.settings.get("shard"), parse_shard(settings["shard"])
-        if str(new) != str(old):
-            raise PlaybenchError(f"--shard would change the results of a resumed run: recorded {old!r}, given "
-                                 f"{str(new)!r}; resume with --resume alone (or start a new run)")
+        was, asked_shard = store.meta.settings.get("shard"), parse_shard(settings["shard"])
+        if str(asked_shard) != str(was):
+            raise PlaybenchError(f"--shard would change the results of a resumed run: recorded {was!r}, given "
+                                 f"{str(asked_shard)!r}; resume with --resume alone (or start a new run)")
     new = {k: v for k, v in settings.items() if k in given and k in CONNECTION_DEFAULTS}
     merged, changed = apply_settings({**SETTING_DEFAULTS, **store.meta.settings}, new)
     if changed:

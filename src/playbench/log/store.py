@@ -113,8 +113,10 @@ class RunStore(RunLog):
         return rel
 
     def copy_episode(self, source: RunLog, record: EpisodeRecord) -> EpisodeRecord:
-        """Copy an episode of another run into this one: its frames and trajectory, durably; returns the record
-        to append (the same, naming the copies). A file the record names outside ``source`` is refused.
+        """Copy an episode of another run into this one: its frames and trajectory, durably.
+
+        Returns the record to append (the same, naming the copies). A file the record names outside
+        ``source`` is refused.
         """
         steps = source.read_trajectory(record)
         for step in steps:

@@ -15,7 +15,6 @@ leaves a run that ``--resume`` finishes, on this cluster or another.
 import asyncio
 import collections
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,7 +94,7 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
     ]
     pending: collections.deque[tuple[EpisodeJob, int]] = collections.deque((job, 1) for job in jobs)
     running: dict[asyncio.Future[Any], tuple[int, EpisodeJob, int]] = {}
-    pings: dict[asyncio.Future[Any], int] = {asyncio.ensure_future(_ping(s.actor, 0)): i for i, s in enumerate(slots)}
+    pings: dict[asyncio.Future[Any], int] = {asyncio.create_task(_ping(s.actor, 0)): i for i, s in enumerate(slots)}
     now = time.monotonic()
     for slot in slots:
         slot.down_since = now
@@ -104,8 +103,8 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
             for i, slot in enumerate(slots):
                 while slot.up and slot.busy < run.per_worker and pending:
                     job, attempt = pending.popleft()
-                    fut = asyncio.ensure_future(_wait(slot.actor.play.remote(job.task.id, job.index, job.seed)))
-                    running[fut] = (i, job, attempt)
+                    call = asyncio.create_task(_wait(slot.actor.play.remote(job.task.id, job.index, job.seed)))
+                    running[call] = (i, job, attempt)
                     slot.busy += 1
             if not running and all(s.down_since is not None and time.monotonic() - s.down_since > REVIVE_TIMEOUT
                                    for s in slots):
@@ -113,7 +112,8 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
                 break
             done, _ = await asyncio.wait([*running, *pings], return_when=asyncio.FIRST_COMPLETED,
                                          timeout=REVIVE_TIMEOUT if not running else None)
-            for fut in done:
+            for finished in done:
+                fut: asyncio.Future[Any] = finished
                 if fut in pings:
                     i = pings.pop(fut)
                     error = fut.exception()
@@ -127,7 +127,7 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
                         totals.stopped = f"a Ray worker could not start: {_last_line(error)}"
                         return totals
                     else:  # not back yet (or the restart is still being noticed): look again shortly
-                        pings[asyncio.ensure_future(_ping(slots[i].actor, PING_DELAY))] = i
+                        pings[asyncio.create_task(_ping(slots[i].actor, PING_DELAY))] = i
                     continue
                 i, job, attempt = running.pop(fut)
                 slot = slots[i]
@@ -136,7 +136,7 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
                 if isinstance(exc, ray.exceptions.RayActorError):
                     if slot.up:  # the worker died: wait for Ray to restart it, play its episodes elsewhere
                         slot.up, slot.down_since = False, time.monotonic()
-                        pings[asyncio.ensure_future(_ping(slot.actor, PING_DELAY))] = i
+                        pings[asyncio.create_task(_ping(slot.actor, PING_DELAY))] = i
                     if attempt < MAX_ATTEMPTS:
                         pending.appendleft((job, attempt + 1))
                     else:
@@ -155,8 +155,8 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
     except StoreWriteError as exc:
         totals.stopped = str(exc)
     finally:
-        for fut in [*running, *pings]:
-            fut.cancel()
+        for left in [*running, *pings]:
+            left.cancel()
         run.stats = await _close(slots)
     return totals
 
@@ -184,7 +184,7 @@ async def _close(slots: list[_Slot], timeout: float = 30.0) -> list[Any]:
     import ray
 
     stats: list[Any] = []
-    live = [asyncio.ensure_future(_wait(s.actor.close.remote())) for s in slots if s.up]
+    live = [asyncio.create_task(_wait(s.actor.close.remote())) for s in slots if s.up]
     if live:
         done, _ = await asyncio.wait(live, timeout=timeout)
         stats = [f.result() for f in done if f.exception() is None]
