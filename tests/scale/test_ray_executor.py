@@ -160,3 +160,28 @@ def test_the_local_runner_never_imports_ray(tmp_path):
     res = subprocess.run([PLAYBENCH[0], "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "[]"
+
+
+def _frames(run: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(run)): p.read_bytes() for p in sorted((run / "trajectories").rglob("*.png"))}
+
+
+def test_frames_come_back_to_the_driver_and_through_a_merge(tmp_path, ray_cluster):
+    args = ["smartplay/crafter", "-T", "images=true", "-T", "max_steps=3", "--episodes", "3", "--seed", "1"]
+    local = _run(tmp_path / "local", args)
+    cluster = _run(tmp_path / "ray", [*args, "--executor", "ray", "--ray-address", ray_cluster.address])
+    shards = [_run(tmp_path / f"s{k}", [*args, "--shard", f"{k}/2"]) for k in (1, 2)]
+    res = run_cli("merge", *map(str, shards), "--output", str(tmp_path / "merged"))
+    assert res.returncode == 0, res.stderr
+    frames = _frames(local)
+    assert len(frames) == 9
+    for run in (cluster, tmp_path / "merged"):
+        assert _frames(run) == frames
+        assert stable_lines(run) == stable_lines(local)
+        assert stable_trajectories(run) == stable_trajectories(local)
+
+
+def _run(log: Path, args: list[str]) -> Path:
+    res = run_cli("eval", *args, "--quiet", "--log-dir", str(log))
+    assert res.returncode == 0, res.stderr
+    return only_run_dir(log)
