@@ -109,6 +109,8 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     cluster = None
     try:
         check_settings(settings)
+        if "ray_address" in given and settings["executor"] != "ray":
+            raise PlaybenchError("--ray-address goes with --executor ray")
         shard = parse_shard(settings["shard"])
         settings["shard"] = None if shard is None else str(shard)
         if custom is None:

@@ -31,8 +31,6 @@ def check_settings(settings: dict[str, Any]) -> None:
         raise PlaybenchError("--max-connect-failures must be at least 1")
     if settings["executor"] not in EXECUTORS:
         raise PlaybenchError(f"--executor must be one of {', '.join(EXECUTORS)}, got {settings['executor']!r}")
-    if settings["executor"] != "ray" and settings["ray_address"]:
-        raise PlaybenchError("--ray-address goes with --executor ray")
     if settings["executor"] != "ray" and len(base_urls(settings["base_url"])) > 1:
         raise PlaybenchError("several --base-url servers need --executor ray (each worker takes one); on one "
                              "machine, put a load balancer in front of them and give its URL")

@@ -108,7 +108,8 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
                     slot.busy += 1
             if not running and all(s.down_since is not None and time.monotonic() - s.down_since > REVIVE_TIMEOUT
                                    for s in slots):
-                totals.stopped = f"no Ray worker came back within {REVIVE_TIMEOUT:.0f} s"
+                totals.stopped = (f"no Ray worker was available for {REVIVE_TIMEOUT:.0f} s (a cluster busy with other "
+                                  "jobs, or its nodes gone)")
                 break
             done, _ = await asyncio.wait([*running, *pings], return_when=asyncio.FIRST_COMPLETED,
                                          timeout=REVIVE_TIMEOUT if not running else None)
