@@ -118,6 +118,12 @@ def test_driver_killed_then_resumed_finishes_the_same_run(tmp_path, ray_cluster,
     assert len(lines) == 30 and len({(r["task"], r["index"]) for r in lines}) == 30
     assert stable_lines(run) == stable_lines(slow_reference)
     assert stable_trajectories(run) == stable_trajectories(slow_reference)
+    # the run may come back to one machine: the change is logged, nothing is left to play
+    res = run_cli("eval", "--resume", str(run), "--executor", "local", "--quiet")
+    assert res.returncode == 0, res.stderr
+    assert len(_lines(run)) == 30
+    event = json.loads((run / "run.json").read_text())["resumes"][-1]
+    assert event["changed"] == {"executor": ["ray", "local"]}
 
 
 def test_unreachable_cluster_is_one_line_and_no_run(tmp_path):
