@@ -6,6 +6,7 @@ local) merged, gives the same ``episodes.jsonl`` (sorted by task and index) and 
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -78,12 +79,13 @@ def slow_reference(tmp_path_factory):
 
 def test_worker_killed_mid_run_is_replayed_and_recorded_once(tmp_path, ray_cluster, slow_reference):
     log = tmp_path / "log"
+    stale = set(ray_cluster.worker_pids())  # workers of earlier runs still being shut down
     proc = subprocess.Popen([*PLAYBENCH, "eval", *SLOW, "--log-dir", str(log), "--executor", "ray",
                              "--ray-address", ray_cluster.address], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:
         run = wait_for_episodes(log, 3, timeout=120)
-        victims = ray_cluster.worker_pids()
+        victims = [pid for pid in ray_cluster.worker_pids() if pid not in stale]
         assert victims, "no EpisodeWorker process found on the cluster"
         os.kill(victims[0], signal.SIGKILL)
         killed_at = len(_lines(run))
@@ -92,6 +94,8 @@ def test_worker_killed_mid_run_is_replayed_and_recorded_once(tmp_path, ray_clust
         proc.kill()
     assert proc.returncode == 0, err
     assert killed_at < 30, "the run ended before the worker was killed"
+    # the killed worker had episodes in flight (2 per worker): they were played again elsewhere
+    assert re.search(r"^[12] episode\(s\) were played again after the Ray worker playing them died$", err, re.M), err
     lines = _lines(run)
     assert len(lines) == 30 and len({(r["task"], r["index"]) for r in lines}) == 30  # each recorded once
     assert all(r["status"] == "ok" for r in lines)

@@ -72,6 +72,9 @@ def command(ctx: click.Context, tasks: tuple[str, ...], quiet: bool, write_view:
         err_console.print(safe_markup(f"model {result.config.model}: {st.calls} calls, {st.attempts} requests, "
                                       f"{st.answers} answers, {st.cache_hits} cache hits, faults: {faults}",
                                       limit=None))
+    if result.totals.replayed:
+        click.echo(f"{result.totals.replayed} episode(s) were played again after the Ray worker playing them died",
+                   err=True)
     if not quiet:
         print_report(result.report())
     click.echo(f"run written to {safe_text(run_dir)}")

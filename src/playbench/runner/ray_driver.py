@@ -140,6 +140,7 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
                         pings[asyncio.create_task(_ping(slot.actor, PING_DELAY))] = i
                     if attempt < MAX_ATTEMPTS:
                         pending.appendleft((job, attempt + 1))
+                        totals.replayed += 1
                     else:
                         _record(store, job, _failed_record(job, run, str(exc).splitlines()[0]), [], {}, totals,
                                 settings)
