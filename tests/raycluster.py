@@ -56,18 +56,27 @@ class LocalRayCluster:
         self._start(f"--address={self.address}")
 
     def pids(self) -> list[int]:
-        """Every live process of this cluster (found by the marker in its environment)."""
+        """Every live process of this cluster: the marker in its environment, or a file open in its directory
+        (Ray starts its per-node agents with a trimmed environment, but they log into the cluster's directory).
+        """
         mark = f"{MARKER}={self.temp}".encode()
         found = []
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue
             try:
-                if mark in (entry / "environ").read_bytes().split(b"\0"):
+                if mark in (entry / "environ").read_bytes().split(b"\0") or self._uses_dir(entry):
                     found.append(int(entry.name))
             except OSError:
                 continue
         return found
+
+    def _uses_dir(self, proc: Path) -> bool:
+        prefix = str(self.temp) + "/"
+        try:
+            return any(os.readlink(fd).startswith(prefix) for fd in (proc / "fd").iterdir())
+        except OSError:
+            return False
 
     def worker_pids(self, title: str = "ray::EpisodeWorker") -> list[int]:
         """This cluster's processes whose title starts with ``title`` (Ray names actor processes so)."""
