@@ -42,6 +42,10 @@ class BabaGame(BalrogGame):
         max_steps: int | None = None,
     ) -> None:
         super().__init__(images=images, feedback=feedback, max_steps=max_steps)
+        if images:
+            from playbench.suites.balrog.babaisai.render import check_opencv
+
+            check_opencv()  # the rule words are drawn with OpenCV 4, as the original draws them
         self.level_id = level
         self.step_limit = facts.task("babaisai", level).step_limit
         self.compat = compat
