@@ -6,7 +6,8 @@ reset as BALROG's evaluator does (``random.seed(s); np.random.seed(s); env.reset
 every cell's stack (bottom first, the fixed border left out), the active rules as BALROG lists them,
 the agent's position and facing, ``target_plan``, and SHA-256 prefixes of the text observation and of
 the RGB image BALROG's VLM mode receives. ``runs`` are four short action sequences with the same facts
-after every step. The recorder ran outside the repository (see tests/data/balrog/README.md).
+after every step; ``resets`` break ``baba is you`` (BALROG then resets the env mid-episode, bug B15).
+The recorder ran outside the repository (see tests/data/balrog/README.md).
 """
 
 import hashlib
@@ -128,3 +129,22 @@ def test_image_mode_refuses_opencv_5_with_a_clear_line(monkeypatch):
     with pytest.raises(PlaybenchError, match="OpenCV 4"):
         BabaGame("goto_win", images=True)
     BabaGame("goto_win", images=False)  # text mode does not need OpenCV
+
+
+@pytest.mark.parametrize("run", DATA["resets"], ids=lambda r: f"{r['task']}#{r['seed']}")
+def test_compat_mid_episode_reset_regenerates_the_originals_next_level(run):
+    """B15 (compat): breaking ``baba is you`` makes BALROG reset the env, drawing the next level from the
+    same RNG stream; the new level, text (addresses as the fixed placeholder) and image are the original's."""
+    game = BabaGame(run["task"].removeprefix("env/"), compat=True, images=True)
+    game.reset(seed=run["seed"])
+    for i, want in enumerate(run["steps"]):
+        _, reward, term, trunc, info = game.step(want["action"])
+        assert game.world is not None
+        got = facts(game.world)
+        for key in ("cells", "rules", "agent"):
+            assert got[key] == want[key], (i, key)
+        assert sha(info["long_term_context"].encode()) == want["text_sha"], i
+        assert image_sha(np.asarray(info["image"])) == want["image_sha"], i
+        assert game.stats()["target_plan"] == want["target_plan"], i
+        assert reward == pytest.approx(want["reward"], abs=1e-12) and (term or trunc) == want["done"], i
+    assert game.stats()["level_resets"] == 1
