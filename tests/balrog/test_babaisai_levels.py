@@ -2,7 +2,6 @@
 
 from collections import Counter, deque
 
-import numpy as np
 import pytest
 
 from playbench.suites.balrog.babaisai.data import LEVELS

@@ -47,7 +47,7 @@ def check_opencv() -> None:
 
 
 def _centres() -> tuple[np.ndarray, np.ndarray]:
-    """x and y of each pixel centre of a drawn tile, in [0, 1] (``(i + 0.5) / 96``)."""
+    """The x and y of each pixel centre of a drawn tile, in [0, 1] (``(i + 0.5) / 96``)."""
     c = (np.arange(_N) + 0.5) / _N
     xs, ys = np.meshgrid(c, c)
     return xs, ys
