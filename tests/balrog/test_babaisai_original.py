@@ -7,7 +7,7 @@ every cell's stack (bottom first, the fixed border left out), the active rules a
 the agent's position and facing, ``target_plan``, and SHA-256 prefixes of the text observation and of
 the RGB image BALROG's VLM mode receives. ``runs`` are four short action sequences with the same facts
 after every step; ``resets`` break ``baba is you`` (BALROG then resets the env mid-episode, bug B15).
-The recorder ran outside the repository (see tests/data/balrog/README.md).
+The recorder ran outside the repository (see tests/data/balrog/babaisai_levels.md).
 """
 
 import hashlib
