@@ -216,3 +216,34 @@ def test_round_trip_run_export_report(run_dir: Path, tmp_path: Path) -> None:
     # the folder is never written over
     again = CliRunner().invoke(export_command, [str(run_dir), "--format", "balrog", "-o", str(target)])
     assert isinstance(again.exception, PlaybenchError) and "already exists" in str(again.exception)
+
+
+def test_only_ok_balrog_episodes_are_written(tmp_path: Path) -> None:
+    """BALROG writes no file for a failed episode; playbench says what it left out instead of hiding it."""
+    from playbench.core.records import EpisodeRecord
+
+    def rec(task: str, index: int, status: str, score: float | None) -> EpisodeRecord:
+        return EpisodeRecord(task=task, index=index, seed=index, status=status, agent="naive", model="openai/m",
+                             score=score, usage={"input_tokens": 10, "output_tokens": 2},
+                             metrics={"progression": score or 0.0, "num_steps": 3, "episode_return": 1.0,
+                                      "action_frequency": {"up": 3}, "failed_candidates": [],
+                                      "target_plan": "goto[ball]"})
+
+    episodes = [(rec("balrog/babaisai/goto_win", 0, "ok", 1.0), None),
+                (rec("balrog/babaisai/goto_win", 1, "infra-error", None), None),
+                (rec("balrog/babaisai/goto_win", 2, "ok", 0.0), None),
+                (rec("smartplay/hanoi-3", 0, "ok", 1.0), None)]
+    written = submission.write_submission(tmp_path, episodes, submission.agent_config("robust-cot", {}),
+                                          submission.client_config("openai/m", {"temperature": 0}))
+    assert (written.episodes, written.left_out, written.other_tasks) == (2, {"infra-error": 1}, ["smartplay/hanoi-3"])
+    assert not (tmp_path / submission.episode_path("babaisai", "env/goto_win", 1)).exists()
+    log = json.loads((tmp_path / submission.episode_path("babaisai", "env/goto_win", 2)).read_text())
+    assert (log["agent"], log["client"]) == ({"type": "robust_cot"},
+                                             {"client_name": "openai", "model_id": "m",
+                                              "generate_kwargs": {"temperature": 0}})
+    assert (log["target_plan"], log["input_tokens"]) == ("goto[ball]", 10)
+    stated = json.loads((tmp_path / "summary.json").read_text())
+    block = stated["environments"]["babaisai"]  # progressions 1 and 0: 50% with population SE 0.5 / sqrt(2)
+    assert list(stated["environments"]) == ["babaisai"] and block["episodes_played"] == 2
+    assert _close(block["progression_percentage"], 50.0) and _close(block["standard_error"], 50 / 2 ** 0.5)
+    assert (stated["average_progress"], stated["total_input_tokens"]) == (50.0, 20)
