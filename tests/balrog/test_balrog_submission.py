@@ -99,6 +99,7 @@ def _write_published(folder: Path) -> None:
                 path.with_suffix(".csv").write_text("Step,Action,Reasoning,Observation,Reward,Done\n")
         (folder / env / f"{env}_summary.json").write_text(json.dumps({"progression_percentage": -1}))
     (folder / "babyai" / ".DS_Store").write_bytes(b"\x00\x01")  # as in a published folder: not an episode
+    (folder / "images" / "step").mkdir(parents=True)  # a folder without episode files is no environment
     (folder / "summary.json").write_text(json.dumps({**PUBLISHED, "total_input_tokens": 0, "total_output_tokens": 0,
                                                      "client": {}, "agent": {}}, indent=4))
 

@@ -186,7 +186,8 @@ def read_episodes(folder: Path) -> dict[str, list[dict[str, Any]]]:
                 if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
                     raise PlaybenchError(f"{path}: progression {value!r} is not a number")
                 logs.append(data)
-        found[env_dir.name] = logs
+        if logs:  # a folder without episode files is no environment (BALROG's defaultdict never sees it)
+            found[env_dir.name] = logs
     return found
 
 
