@@ -81,7 +81,11 @@ KEYS_HEAD = ["task", "action_frequency", "input_tokens", "output_tokens", "done"
 KEYS_TAIL = ["process_num", "seed", "agent", "client"]
 STATS_KEYS = {"babyai": ["mission", "progression"], "babaisai": ["target_plan", "progression"],
               "crafter": ["score", "progression", "achievements"], "textworld": ["progression"],
-              "minihack": ["progression", "end_reason"]}
+              "minihack": ["progression", "end_reason"],
+              "nle": ["score", "depth", "gold", "experience_level", "time", "dlvl_list", "xplvl_list",
+                      "highest_achievement", "progression", "end_reason"]}
+#: Crafter's achievements as BALROG writes them: a count for each of the 22
+CRAFTER_ACHIEVEMENTS = 22
 
 
 def _write_published(folder: Path) -> None:
@@ -178,10 +182,11 @@ def test_bad_episode_file_is_one_clear_line(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
-    """A small real run: random agent, two BALROG tasks whose names nest, two episodes each."""
+    """A small real run: random agent, five environments (two with task names that nest), two short episodes each."""
     logs = tmp_path_factory.mktemp("runs")
     result = CliRunner().invoke(eval_command, ["balrog/babyai/goto", "balrog/babaisai/goto_win",
-                                               "balrog/minihack/corridor-r3", "--agent", "random",
+                                               "balrog/minihack/corridor-r3", "balrog/crafter/default",
+                                               "balrog/nle/nethackchallenge", "--agent", "random", "-T", "max_steps=10",
                                                "--episodes", "2", "--log-dir", str(logs), "--quiet"])
     assert result.exit_code == 0, result.output
     (run,) = [p for p in logs.iterdir() if p.is_dir()]
@@ -193,7 +198,7 @@ def test_round_trip_run_export_report(run_dir: Path, tmp_path: Path) -> None:
     out = CliRunner().invoke(export_command, [str(run_dir), "--format", "balrog", "-o", str(target)])
     assert out.exit_code == 0, out.output
     for env, task in (("babyai", BABYAI + "goto"), ("babaisai", "env/goto_win"),
-                      ("minihack", "MiniHack-Corridor-R3-v0")):
+                      ("minihack", "MiniHack-Corridor-R3-v0"), ("crafter", "default"), ("nle", "NetHackChallenge-v0")):
         for index in range(2):
             log = json.loads((target / submission.episode_path(env, task, index)).read_text())
             assert list(log) == KEYS_HEAD + STATS_KEYS[env] + KEYS_TAIL, env
@@ -211,7 +216,10 @@ def test_round_trip_run_export_report(run_dir: Path, tmp_path: Path) -> None:
     assert back["mismatches"] == []
     assert _close(back["summary"]["average_progress"], ours["overall"]["mean"])
     assert _close(back["summary"]["standard_error"], ours["overall"]["stderr"])
-    for env in ("babyai", "babaisai", "minihack"):
+    crafter = json.loads((target / submission.episode_path("crafter", "default", 0)).read_text())
+    assert len(crafter["achievements"]) == CRAFTER_ACHIEVEMENTS and crafter["score"] == sum(
+        1 for n in crafter["achievements"].values() if n)
+    for env in ("babyai", "babaisai", "minihack", "crafter", "nle"):
         assert _close(back["summary"]["environments"][env]["progression_percentage"], ours["envs"][env]["mean"])
         assert _close(back["summary"]["environments"][env]["standard_error"], ours["envs"][env]["stderr"])
     # the folder is never written over
