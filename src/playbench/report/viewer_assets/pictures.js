@@ -122,9 +122,9 @@ const PBPictures = (() => {
   }
   function localMap(items, title, facing) {
     if (!items.length) return null;
-    const radius = Math.min(9, Math.max(2, ...items.map(i => Math.max(Math.abs(i.dx), Math.abs(i.dy)))));
+    const radius = Math.min(9, Math.max(3, ...items.map(i => Math.max(Math.abs(i.dx), Math.abs(i.dy)))));
     const cell = 30, size = (2 * radius + 1) * cell;
-    const svg = svgEl("svg", { width: size, height: size + 18, viewBox: `0 0 ${size} ${size + 18}`, class: "drawn localmap", role: "img" });
+    const svg = svgEl("svg", { width: size, height: size, viewBox: `0 0 ${size} ${size}`, class: "drawn localmap", role: "img" });
     svg.appendChild(svgEl("title", {}, title));
     svg.appendChild(svgEl("rect", { x: 0, y: 0, width: size, height: size, fill: "#fafbfc", stroke: "#ccd" }));
     for (let i = 1; i < 2 * radius + 1; i++) {
@@ -151,8 +151,9 @@ const PBPictures = (() => {
     you.appendChild(facing === "up" ? svgEl("polygon", { points: `${c},${c - 11} ${c - 9},${c + 9} ${c + 9},${c + 9}`, fill: "#d62728" })
       : svgEl("circle", { cx: c, cy: c, r: 9, fill: "#d62728" }));
     svg.appendChild(you);
-    svg.appendChild(svgEl("text", { x: 4, y: size + 13, "font-size": 11, fill: "#555" }, title));
-    return svg;
+    const fig = el("figure", null, "localmap");
+    fig.append(svg, el("figcaption", title, "meta"));
+    return fig;
   }
 
   function draw(task, text) {

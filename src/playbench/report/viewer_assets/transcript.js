@@ -73,12 +73,13 @@ function messageText(ep, m) {
 }
 function messageNode(ep, id) {
   const m = ep.messages[id];
+  const preamble = preambleIds(ep).has(id);
   const role = String(m[0]);
   const text = messageText(ep, m);
   const images = m[2] && m[2].length ? " + " + m[2].length + " image(s)" : "";
   const d = el("details", null, "msg role-" + (["system", "user", "assistant", "tool"].includes(role) ? role : "other"));
-  d.open = role !== "system";
-  d.appendChild(el("summary", role + images + " · " + text.length + " characters"));
+  d.open = role !== "system" && !preamble;
+  d.appendChild(el("summary", role + images + (preamble ? " (system prompt or manual)" : "") + " · " + text.length + " characters"));
   d.appendChild(el("pre", text));
   return d;
 }
@@ -129,7 +130,7 @@ function stepView(ep, k) {
 // ---- the step navigator: buttons, a slider, the keyboard and a strip of every step --------------------
 function navigator(count, onMove) {
   const nav = el("div", null, "nav");
-  const first = el("button", "⏮"), prev = el("button", "‹ prev"), next = el("button", "next ›"), last = el("button", "⏭");
+  const first = el("button", "« first"), prev = el("button", "‹ prev"), next = el("button", "next ›"), last = el("button", "last »");
   first.title = "first step (Home)"; prev.title = "previous step (← or k)"; next.title = "next step (→ or j)"; last.title = "last step (End)";
   const slider = el("input"); slider.type = "range"; slider.min = 0; slider.max = Math.max(0, count - 1); slider.value = 0;
   slider.className = "slider"; slider.setAttribute("aria-label", "step");
@@ -178,11 +179,20 @@ function summaryTable(ep) {
   if (rec.error) fields.error = rec.error;
   return keyTable(fields, "summary");
 }
-function systemText(ep) {
+// The system prompt and manual: system messages, else a first message sent again at the next step.
+function preambleIds(ep) {
+  if (ep.preamble) return ep.preamble;
   const first = ep.steps.length ? ep.steps[0][S.msgs] : null;
-  if (!first) return null;
-  const sys = first.map(i => ep.messages[i]).filter(m => m[0] === "system");
-  return sys.length ? sys.map(m => messageText(ep, m)).join("\n\n") : null;
+  ep.preamble = new Set();
+  if (!first || !first.length) return ep.preamble;
+  first.filter(i => ep.messages[i][0] === "system").forEach(i => ep.preamble.add(i));
+  const second = ep.steps.length > 1 ? ep.steps[1][S.msgs] : null;
+  if (!ep.preamble.size && second && second[0] === first[0]) ep.preamble.add(first[0]);
+  return ep.preamble;
+}
+function systemText(ep) {
+  const ids = Array.from(preambleIds(ep));
+  return ids.length ? ids.map(i => messageText(ep, ep.messages[i])).join("\n\n") : null;
 }
 
 function renderEpisode(run, ep, startStep) {
