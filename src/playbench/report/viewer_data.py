@@ -80,6 +80,8 @@ def frame_urls(store: RunLog, steps: list[StepRecord], site: Path) -> tuple[list
     """Per step, the URL (relative to the site) of the frame the agent saw, and the frames refused."""
     urls: list[str | None] = []
     problems = []
+    if not any(s.frame for s in steps):
+        return [None] * len(steps), []
     site_root = site.resolve()
     for s in steps:
         file = inside_run(store.path, s.frame) if s.frame else None

@@ -49,10 +49,11 @@ function svgImage(svg, alt) {
 }
 function usageText(u) {
   if (!u || !Object.keys(u).length) return "-";
-  const parts = [(u.input_tokens || 0) + " in", (u.output_tokens || 0) + " out"];
+  const n = x => Number(x || 0).toLocaleString("en-US");
+  const parts = [n(u.input_tokens) + " in", n(u.output_tokens) + " out"];
   const cached = (u.cached_input_tokens || 0) + (u.cached_output_tokens || 0);
-  if (cached) parts.push(cached + " cached");
-  if (u.calls !== undefined) parts.push(u.calls + " calls");
+  if (cached) parts.push(n(cached) + " cached");
+  if (u.calls !== undefined) parts.push(n(u.calls) + " calls");
   if (u.cost_micro_usd !== undefined) parts.push(money(u.cost_micro_usd));
   return parts.join(" · ");
 }
