@@ -226,7 +226,10 @@ async function search(query) {
 // ---- live: reload when the site's version grows --------------------------------------------------
 function watchLive() {
   const box = document.getElementById("live");
-  if (!PB.isLive || !PB.live || PB.live.done) { if (box && PB.isLive) box.textContent = " · run finished"; return; }
+  if (!PB.isLive || !PB.live || PB.live.done) {
+    if (PB.live && PB.live.done && PB.live.version > 0) box.textContent = " · run finished: every scheduled episode recorded";
+    return;
+  }
   const start = PB.live.version;
   box.textContent = " · live: refreshing as the run progresses";
   box.className = "live";
