@@ -69,7 +69,7 @@ def _stat(stat: dict[str, Any], bounded: bool = False) -> str:
     lo, hi = (stat.get("ci95") or [None, None])[:2]
     if lo is None or hi is None:
         lo = hi = mean
-    top = 1.0 if bounded else max(1.0, abs(hi), abs(lo), abs(mean))
+    top = 1.0 if bounded else 1.15 * max(1.0, abs(hi), abs(lo), abs(mean))  # scores: each row its own scale
     bottom = 0.0 if bounded or min(lo, mean) >= 0 else -top
 
     def at(x: float) -> float:
@@ -198,7 +198,7 @@ def _run_section(k: int, report: dict[str, Any], facts: dict[str, Any], usage: d
     return (f"<section id='run-{k}' class='run'><h2>{e(run['run_id'])}</h2>{_facts(report, facts)}"
             f"<p class='{flag} coverage'>{html.escape(coverage['note'])}</p>{_problems(problems)}"
             f"<table class='tasks sortable'><thead><tr><th class='l'>task ({e(who)})</th><th>episodes</th>"
-            f"<th>ok</th><th>errors</th><th>score ± SE</th><th>completion ± SE</th><th>steps</th><th>invalid</th>"
+            f"<th>ok</th><th>errors</th><th title='mean ± standard error; the bar: mean and 95% interval, on a scale of its own row'>score ± SE</th><th title='mean ± standard error; the bar: mean and 95% interval on 0 to 1'>completion ± SE</th><th>steps</th><th>invalid</th>"
             f"<th>tokens</th><th>cost</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
             f"{_suite_tables(report)}"
             f"<h3>episodes</h3><div id='episodes-{k}' class='episodes'>loading…</div></section>")

@@ -116,12 +116,16 @@ def pack_episode(record: EpisodeRecord, steps: list[StepRecord], frames: list[st
     ``record``: the episode record; ``texts``: every distinct string; ``messages``: every distinct message
     as ``[role, text id or JSON content, images]``; ``steps``: one row per step, ``[step, observation id,
     output id, action, executed, valid, reward, score, done, message ids, frame URL, usage, extra,
-    latency]``; ``picture``: the suite's SVG of the whole episode, if it draws one.
+    latency, picture id]`` (the picture: the SVG of the suite's ``step_picture``, if it draws one; games
+    without one are drawn in the browser from the observation, ``viewer_assets/pictures.js``);
+    ``picture``: the SVG of the suite's ``episode_picture``, if it draws one.
     """
     texts = _Table()
     messages = _Table()
     rows = []
     frames = frames or [None] * len(steps)
+    module = _pictures_module(record.task)
+    step_picture = getattr(module, "step_picture", None) if module is not None else None
     for s, frame in zip(steps, frames, strict=True):
         ids = None
         if s.messages is not None:
@@ -136,10 +140,11 @@ def pack_episode(record: EpisodeRecord, steps: list[StepRecord], frames: list[st
                     key = orjson.dumps(m, option=orjson.OPT_SORT_KEYS)
                 ids.append(messages.id(key, [str(m.get("role", "?")), body, m.get("images")]))
         raw = None if s.raw_output is None else texts.id(s.raw_output, s.raw_output)
+        svg = step_picture(record, s) if step_picture is not None else None
         rows.append([s.step, texts.id(s.observation, s.observation), raw, s.action, s.executed, s.valid,
-                     s.reward, s.score, s.done, ids, frame, s.usage, s.extra or None, s.timing.get("latency_s")])
+                     s.reward, s.score, s.done, ids, frame, s.usage, s.extra or None, s.timing.get("latency_s"),
+                     None if svg is None else texts.id(svg, svg)])
     picture = None
-    module = _pictures_module(record.task)
     if module is not None and hasattr(module, "episode_picture"):
         picture = module.episode_picture(record, steps)
     return {"record": record.model_dump(mode="json"), "texts": texts.items, "messages": messages.items,

@@ -3,7 +3,7 @@
 // DecompressionStream; one step is drawn at a time, so a 5,000-step episode is as light as a 5-step one.
 "use strict";
 const S = { step: 0, obs: 1, out: 2, action: 3, executed: 4, valid: 5, reward: 6, score: 7, done: 8, msgs: 9,
-  frame: 10, usage: 11, extra: 12, latency: 13 };
+  frame: 10, usage: 11, extra: 12, latency: 13, picture: 14 };
 const shardCache = {};
 
 async function inflate(b64) {
@@ -98,6 +98,7 @@ function stepView(ep, k) {
   const pics = el("div", null, "pictures");
   // the URL was checked when the site was written: the frame lies inside the run
   if (s[S.frame]) { const img = el("img", null, "picture frame"); img.src = s[S.frame]; img.alt = "frame the agent saw"; pics.appendChild(img); }
+  else if (s[S.picture] !== null && s[S.picture] !== undefined) pics.appendChild(svgImage(ep.texts[s[S.picture]], "step picture"));
   else {
     const drawn = PBPictures.draw(rec.task, ep.texts[s[S.obs]]);
     if (drawn) pics.appendChild(drawn);
