@@ -57,7 +57,13 @@ function usageText(u) {
   if (u.cost_micro_usd !== undefined) parts.push(money(u.cost_micro_usd));
   return parts.join(" · ");
 }
-function valueText(v) { return v === null || v === undefined ? "-" : typeof v === "object" ? JSON.stringify(v) : fmt(v); }
+// Nested values in words: "go forward: 2, pick up: 1", not JSON.
+function valueText(v) {
+  if (v === null || v === undefined) return "-";
+  if (Array.isArray(v)) return v.length ? v.map(valueText).join(", ") : "none";
+  if (typeof v === "object") return Object.entries(v).map(([k, x]) => k + ": " + valueText(x)).join(", ") || "none";
+  return fmt(v);
+}
 function keyTable(obj, cls) {
   const t = el("table", null, cls);
   for (const [k, v] of Object.entries(obj)) {
