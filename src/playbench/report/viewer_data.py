@@ -157,6 +157,14 @@ def shard_text(run: int, shard: int, episodes: list[bytes]) -> str:
     return f"PB.setShard({run},{shard},\"{base64.b64encode(blob).decode()}\");\n"
 
 
+def read_shard(path: Path) -> list[dict[str, Any]]:
+    """The packed episodes of a shard file (the inverse of ``shard_text``; for tools and tests)."""
+    text = path.read_text()
+    blob = text[text.index('"') + 1:text.rindex('"')]
+    episodes: list[dict[str, Any]] = json.loads(gzip.decompress(base64.b64decode(blob)))
+    return episodes
+
+
 def shards(packed: Iterator[bytes]) -> Iterator[list[bytes]]:
     """Group packed episodes into shards of about ``SHARD_BYTES`` (an episode is never split)."""
     group: list[bytes] = []
