@@ -67,7 +67,7 @@ def test_overview_facts_error_bars_and_sorting(runs, browser, tmp_path):
     page.screenshot(path=str(tmp_path / "overview.png"), full_page=True)
     assert (tmp_path / "overview.png").stat().st_size > 20_000
     model = page.locator("#run-0 table.facts").inner_text()
-    assert "mock/demo" in model and "naive" in model and "6 episodes" in model
+    assert "mock/demo" in model and "naive" in model and "6 of 6 scheduled episodes recorded (complete)" in model
     assert " in · " in model and "calls" in model and "playbench" in model  # tokens and versions in words
     reference = page.locator("#run-1 table.facts").inner_text()
     assert "none: the reference agent random plays without one" in reference
@@ -159,6 +159,13 @@ def test_side_by_side(runs, browser, tmp_path):
     assert [h.split(" ")[1] for h in page.locator(".side .step h3").all_inner_texts()] == ["0", "0"]
     page.keyboard.press("ArrowRight")
     assert [h.split(" ")[1] for h in page.locator(".side .step h3").all_inner_texts()] == ["1", "1"]
+    # where the two agents part ways, and a button that goes there
+    parted = page.locator(".divergence").inner_text()
+    step = int(parted.split("at step ")[1].split()[0])
+    page.locator(".divergence button").click()
+    assert page.locator(".nav .where").inner_text() == f"step {step} of {STEPS}"
+    executed = page.locator(".side .step .action").all_inner_texts()
+    assert executed[0].split("executed: ")[1] != executed[1].split("executed: ")[1]
     # the same episode: the same first observation in both runs
     page.keyboard.press("Home")
     first = page.locator(".side .column").nth(0).locator(".observation pre").text_content()

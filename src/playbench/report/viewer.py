@@ -116,6 +116,14 @@ def duration_text(seconds: float | None) -> str:
     return f"{seconds:.1f} s"
 
 
+def _coverage_text(coverage: dict[str, Any]) -> str:
+    """``N of M scheduled episodes recorded``, always with both numbers, and the report's note when partial."""
+    text = f"{coverage['recorded']} of {coverage['scheduled']} scheduled episodes recorded"
+    if coverage["complete"] and not coverage["unscheduled"]:
+        return text + " (complete)"
+    return coverage["note"]
+
+
 def _params(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "-"
 
@@ -162,10 +170,10 @@ def _facts(report: dict[str, Any], facts: dict[str, Any]) -> str:
         ("strategy", e(_params(facts["agent_params"]))),
         ("model settings", e(_params(facts["model_params"]))),
         ("seed", str(run["seed"])),
-        ("episodes", html.escape(run["episodes"]["note"])),
+        ("episodes", html.escape(_coverage_text(run["episodes"]))),
         ("tokens and cost", html.escape(cost_text(facts["usage"]))),
         ("duration", html.escape(f"{duration_text(facts['wall_s'])} wall, {duration_text(facts['episode_s'])} "
-                                 f"of episode time; started {facts['created_at']}")
+                                 f"of episode time; started ") + e(facts["created_at"])
          + (f" · resumed {facts['resumes']}×" if facts["resumes"] else "")),
         ("versions", e(main) + (f" <details class='inline'><summary>more</summary>{e(rest)}</details>"
                                 if rest else "")),

@@ -275,8 +275,26 @@ async function initCompare() {
     if (!ep || !ep.steps) return;
     holders[run].replaceChildren(k < ep.steps.length ? stepView(ep, k) : el("p", "the episode ended after " + ep.steps.length + " steps", "meta"));
   }));
-  box.append(nav.node, grid);
+  box.append(divergence(eps, nav.go), nav.node, grid);
   nav.go(0);
+}
+// Where the runs part ways: the first step whose executed action differs from the first run's.
+function divergence(eps, go) {
+  const played = eps.filter(ep => ep && ep.steps);
+  const p = el("p", null, "divergence");
+  if (played.length < 2) return p;
+  const base = played[0].steps;
+  let first = null;
+  for (const ep of played.slice(1)) {
+    const n = Math.min(base.length, ep.steps.length);
+    let k = 0;
+    while (k < n && base[k][S.executed] === ep.steps[k][S.executed]) k++;
+    if (k < n || base.length !== ep.steps.length) first = first === null ? k : Math.min(first, k);
+  }
+  if (first === null) { p.textContent = "every run executed the same actions"; return p; }
+  p.appendChild(el("span", "the runs first execute different actions at step " + (first + 1) + " "));
+  const b = el("button", "go there"); b.onclick = () => go(first); p.appendChild(b);
+  return p;
 }
 window.addEventListener("hashchange", ev => {
   const a = new URLSearchParams(new URL(ev.oldURL).hash.slice(1)), b = hashParams();
