@@ -265,5 +265,7 @@ def test_site_is_smaller_than_the_runs(runs):
     assert data < size(runs["model"]) + size(runs["random"])
     names = [p.name for p in (runs["site"] / "data" / "r0").iterdir()]
     assert sorted(names) == ["episodes.js", "s0.js"]  # six episodes in one shard, named by numbers only
-    rows = json.loads((runs["site"] / "data" / "r0" / "episodes.js").read_text()[len("PB.setEpisodes(0, "):-3])
-    assert len(rows) == 6 and rows[0][:2] == ["smartplay/bandit-highlow", 0]
+    tasks, rows = json.loads("[" + (runs["site"] / "data" / "r0" / "episodes.js").read_text()[len("PB.setEpisodes(0, "):-3]
+                             + "]")
+    assert tasks == ["smartplay/bandit-highlow", "smartplay/hanoi-3"]
+    assert len(rows) == 6 and rows[0][:2] == [0, 0] and rows[5][:2] == [1, 2]

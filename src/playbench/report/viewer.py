@@ -46,9 +46,9 @@ def _label(value: object) -> str:
     return html.escape(inert_text(value, limit=LABEL_LIMIT, one_line=True))
 
 
-def _page(title: str, body: str, page: str) -> str:
+def _page(title: str, body: str, page: str, data: list[str] | None = None) -> str:
     # No inline script at all, so the policy can forbid every script but the site's own files.
-    scripts = ["viewer.js", "pictures.js", "transcript.js", "data/live.js", "data/runs.js"]
+    scripts = ["viewer.js", "pictures.js", "transcript.js", "data/live.js", "data/runs.js", *(data or [])]
     tags = "".join(f'<script src="{s}"></script>' for s in scripts)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'self' data: blob:; "
@@ -220,6 +220,7 @@ def _write_run(k: int, store: RunLog, records: list[EpisodeRecord], out: Path) -
     data.mkdir(parents=True)
     rows: list[list[Any]] = []
     problems: list[str] = []
+    tasks: dict[str, int] = {}  # each row names its task by number: ids are written once
 
     def packed() -> Any:
         for rec in records:
@@ -229,7 +230,7 @@ def _write_run(k: int, store: RunLog, records: list[EpisodeRecord], out: Path) -
             name = inert_text(rec.task, limit=LABEL_LIMIT, one_line=True)
             problems.extend(f"{name} #{rec.index}: {p}" for p in errors)
             tokens = rec.usage.get("input_tokens", 0) + rec.usage.get("output_tokens", 0)
-            rows.append([rec.task, rec.index, rec.seed, rec.status, rec.score, rec.completion, rec.steps,
+            rows.append([tasks.setdefault(rec.task, len(tasks)), rec.index, rec.seed, rec.status, rec.score, rec.completion, rec.steps,
                          rec.invalid_actions, tokens, rec.usage.get("cost_micro_usd")])
             yield dumps(pack_episode(rec, steps, frames, errors))
 
@@ -239,7 +240,7 @@ def _write_run(k: int, store: RunLog, records: list[EpisodeRecord], out: Path) -
         for j in range(len(group)):
             rows[start + j] += [n, j]
         start += len(group)
-    _write(data / "episodes.js", js_call("PB.setEpisodes", k, rows))
+    _write(data / "episodes.js", js_call("PB.setEpisodes", k, list(tasks), rows))
     return problems
 
 
@@ -269,9 +270,10 @@ def write_site(runs: list[RunLog], out: Path, live: bool = False) -> Path:
               "placeholder='text in observations, outputs, messages, errors'> <button>search</button></form>"
               "<div id='search-out'></div></section>")
     body = (f"<h1>Runs</h1>{search}<section id='shared' class='shared'></section>{''.join(sections)}")
+    lists = [f"data/r{k}/episodes.js" for k in range(len(runs))]  # the overview loads them with the page
     for page, title in PAGES.items():
         content = body if page == "index" else f"<div id='{page}'></div>"
-        _write(out / f"{page}.html", _page(title, content, page))
+        _write(out / f"{page}.html", _page(title, content, page, lists if page == "index" else None))
     return out / "index.html"
 
 

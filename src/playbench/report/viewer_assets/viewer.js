@@ -4,7 +4,7 @@
 "use strict";
 const PB = { runs: [], statuses: [], episodes: {}, shards: {}, waiting: {}, live: null, liveVersion: null };
 PB.setRuns = (runs, statuses, live) => { PB.runs = runs; PB.statuses = statuses || []; PB.isLive = !!live; };
-PB.setEpisodes = (run, rows) => { PB.episodes[run] = rows; };
+PB.setEpisodes = (run, tasks, rows) => { rows.forEach(r => { r[0] = tasks[r[0]]; }); PB.episodes[run] = rows; };
 PB.setShard = (run, shard, b64) => {
   const key = run + "|" + shard;
   if (PB.waiting[key]) { PB.waiting[key](b64); delete PB.waiting[key]; }
@@ -246,7 +246,7 @@ async function initIndex() {
   const form = document.getElementById("search");
   form.addEventListener("submit", ev => { ev.preventDefault(); search(document.getElementById("search-q").value.trim()); });
   for (let run = 0; run < PB.runs.length; run++) {
-    try { await loadScript("data/r" + run + "/episodes.js"); renderList(run); }
+    try { if (!PB.episodes[run]) await loadScript("data/r" + run + "/episodes.js"); renderList(run); }
     catch (e) { document.getElementById("episodes-" + run).replaceChildren(el("p", e.message, "bad")); }
   }
   renderShared();
