@@ -143,6 +143,15 @@ def test_transcript_step_navigator(runs, browser, tmp_path):
     again.wait_for_selector(".step")
     assert again.locator(".nav .where").inner_text() == f"step 6 of {STEPS}"
     assert page.evaluate("document.documentElement.scrollHeight") < 4000
+    # find in this episode: the next step whose text holds the words
+    page.keyboard.press("Home")
+    page.fill(".finder input", "[2, 1, 0]")  # all three disks on one rod: the first observation
+    page.press(".finder input", "Enter")
+    assert page.locator(".finder span").inner_text().strip().endswith("step(s) hold it")
+    assert "[2, 1, 0]" in page.locator(".step .observation pre").text_content()
+    page.fill(".finder input", "no step says this")
+    page.press(".finder input", "Enter")
+    assert page.locator(".finder span").inner_text().strip() == "no step holds it"
     assert not errors, errors
 
 

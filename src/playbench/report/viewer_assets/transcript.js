@@ -158,7 +158,30 @@ function navigator(count, onMove) {
     const moves = { ArrowRight: at + 1, j: at + 1, ArrowLeft: at - 1, k: at - 1, Home: 0, End: count - 1, PageDown: at + 10, PageUp: at - 10 };
     if (ev.key in moves) { ev.preventDefault(); go(moves[ev.key]); }
   });
-  return { node: nav, go };
+  return { node: nav, go, at: () => at };
+}
+// "find in this episode": Enter goes to the next step (after the one shown, wrapping) whose text holds it.
+function finder(ep, nav) {
+  const box = el("div", null, "finder");
+  const input = el("input"); input.type = "search"; input.placeholder = "find in this episode (Enter: next step)";
+  const said = el("span", "", "meta");
+  box.append(input, said);
+  input.addEventListener("keydown", ev => {
+    if (ev.key !== "Enter") return;
+    const needle = input.value.trim().toLowerCase();
+    if (!needle) return;
+    const textHit = ep.texts.map(t => t.toLowerCase().includes(needle));
+    const msgHit = ep.messages.map(m => (typeof m[1] === "number" ? textHit[m[1]] : JSON.stringify(m[1]).toLowerCase().includes(needle)));
+    const hit = s => textHit[s[S.obs]] || (s[S.out] !== null && textHit[s[S.out]]) || (s[S.msgs] || []).some(i => msgHit[i]);
+    const n = ep.steps.length;
+    const total = ep.steps.filter(hit).length;
+    for (let d = 1; d <= n; d++) {
+      const k = (nav.at() + d) % n;
+      if (hit(ep.steps[k])) { nav.go(k); said.textContent = " " + total + " step(s) hold it"; return; }
+    }
+    said.textContent = " no step holds it";
+  });
+  return box;
 }
 // One pixel column per step (valid, invalid, rewarded): where things happened in a long episode; click to go.
 function strip(steps, go) {
@@ -223,7 +246,7 @@ function renderEpisode(run, ep, startStep) {
     holder.replaceChildren(stepView(ep, k));
     const p = hashParams(); p.set("s", ep.steps[k][S.step]); history.replaceState(null, "", "#" + p.toString());
   });
-  box.append(nav.node, strip(ep.steps, nav.go), holder);
+  box.append(nav.node, strip(ep.steps, nav.go), finder(ep, nav), holder);
   const at = ep.steps.findIndex(s => s[S.step] === startStep);
   nav.go(at >= 0 ? at : 0);
 }
