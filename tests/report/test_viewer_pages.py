@@ -69,6 +69,8 @@ def test_overview_facts_error_bars_and_sorting(runs, browser, tmp_path):
     model = page.locator("#run-0 table.facts").inner_text()
     assert "mock/demo" in model and "naive" in model and "6 of 6 scheduled episodes recorded (complete)" in model
     assert " in · " in model and "calls" in model and "playbench" in model  # tokens and versions in words
+    listed = page.locator("table.runs tbody tr").all_inner_texts()  # one line per run, at the top
+    assert len(listed) == 2 and "mock/demo\tnaive\t0\t6 of 6" in listed[0] and "-\trandom\t0\t6 of 6" in listed[1]
     reference = page.locator("#run-1 table.facts").inner_text()
     assert "none: the reference agent random plays without one" in reference
     text = page.locator("main").inner_text()

@@ -212,6 +212,19 @@ def _run_section(k: int, report: dict[str, Any], facts: dict[str, Any], usage: d
             f"<h3>episodes</h3><div id='episodes-{k}' class='episodes'>loading…</div></section>")
 
 
+def _run_line(k: int, report: dict[str, Any], facts: dict[str, Any]) -> str:
+    """One row of the table of runs at the top of the overview."""
+    run, usage, e = report["run"], facts["usage"], _label
+    tokens = usage.get("input_tokens", 0) + usage.get("output_tokens", 0)
+    cost = f"${usage['cost_micro_usd'] / 1e6:,.4f}" if "cost_micro_usd" in usage else "-"
+    cov = run["episodes"]
+    return (f"<tr><td>{k}</td><td class='l'><a href='#run-{k}'>{e(run['run_id'])}</a></td>"
+            f"<td class='l'>{e(run['model'] or '-')}</td><td class='l'>{e(run['agent'])}</td><td>{run['seed']}</td>"
+            f"<td data-v='{cov['recorded']}'>{cov['recorded']} of {cov['scheduled']}</td><td>{tokens:,}</td>"
+            f"<td data-v='{usage.get('cost_micro_usd', '')}'>{cost}</td>"
+            f"<td data-v='{facts['wall_s'] or ''}'>{duration_text(facts['wall_s'])}</td></tr>")
+
+
 def _write_run(k: int, store: RunLog, records: list[EpisodeRecord], out: Path) -> list[str]:
     """Write one run's episode list and shards (``data/r<k>/``); returns the problems met, one per line."""
     data = out / "data" / f"r{k}"
@@ -253,13 +266,14 @@ def write_site(runs: list[RunLog], out: Path, live: bool = False) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     for asset in ASSET_FILES:
         shutil.copyfile(ASSETS / asset, out / asset)
-    sections, summaries = [], []
+    sections, summaries, lines = [], [], []
     for k, store in enumerate(runs):
         records = store.episodes()
         report = build_report(store)
         facts = run_facts(store, records)
         problems = _write_run(k, store, records, out)
         sections.append(_run_section(k, report, facts, task_usage(records), problems))
+        lines.append(_run_line(k, report, facts))
         run = report["run"]
         summaries.append({"run_id": run["run_id"], "model": run["model"], "agent": run["agent"],
                           "seed": run["seed"], "note": run["episodes"]["note"]})
@@ -269,7 +283,10 @@ def write_site(runs: list[RunLog], out: Path, live: bool = False) -> Path:
     search = ("<section class='search'><h2>Search</h2><form id='search'><input id='search-q' type='search' "
               "placeholder='text in observations, outputs, messages, errors'> <button>search</button></form>"
               "<div id='search-out'></div></section>")
-    body = (f"<h1>Runs</h1>{search}<section id='shared' class='shared'></section>{''.join(sections)}")
+    table = ("<table class='runs sortable'><thead><tr><th>#</th><th class='l'>run</th><th class='l'>model</th>"
+             "<th class='l'>agent</th><th>seed</th><th>episodes</th><th>tokens</th><th>cost</th><th>wall time</th>"
+             f"</tr></thead><tbody>{''.join(lines)}</tbody></table>")
+    body = (f"<h1>Runs</h1>{table}{search}<section id='shared' class='shared'></section>{''.join(sections)}")
     lists = [f"data/r{k}/episodes.js" for k in range(len(runs))]  # the overview loads them with the page
     for page, title in PAGES.items():
         content = body if page == "index" else f"<div id='{page}'></div>"
