@@ -142,7 +142,7 @@ def browser_times(sites: dict[str, Path], args: argparse.Namespace) -> None:
             if key.startswith("long"):
                 t0 = time.perf_counter()
                 page.keyboard.press("End")
-                page.wait_for_selector(f"text=step {args.steps} of {args.steps}")
+                page.wait_for_selector(f".nav .where:text-is('{args.steps} of {args.steps}')")
                 times.setdefault(f"long: jump to the last step ({tab})", []).append((time.perf_counter() - t0) * 1e3)
             if fresh:
                 page.close()

@@ -120,7 +120,7 @@ def test_transcript_step_navigator(runs, browser, tmp_path):
     page, errors, _ = open_page(browser, url)
     page.wait_for_selector(".step")
     where = page.locator(".nav .where")
-    assert where.inner_text() == f"step 1 of {STEPS}"
+    assert where.inner_text() == f"1 of {STEPS}"
     assert page.locator(".step").count() == 1  # one step on the page at a time
     page.screenshot(path=str(tmp_path / "episode.png"), full_page=True)
     # role-styled messages; the manual, sent first at every step, folded away
@@ -133,17 +133,17 @@ def test_transcript_step_navigator(runs, browser, tmp_path):
     assert page.locator(".step h3 .good, .step h3 .bad").count() == 1  # valid or invalid, said
     assert page.locator(".step svg.hanoi rect.disk").count() == 3
     page.keyboard.press("ArrowRight")
-    assert where.inner_text() == f"step 2 of {STEPS}"
+    assert where.inner_text() == f"2 of {STEPS}"
     assert page.locator(".step h3").inner_text().startswith("step 1")
     assert page.locator(".step details.earlier").count() == 1  # what the previous step sent, folded
     page.keyboard.press("End")
-    assert where.inner_text() == f"step {STEPS} of {STEPS}"
+    assert where.inner_text() == f"{STEPS} of {STEPS}"
     page.locator(".nav .slider").fill("5")
-    assert where.inner_text() == f"step 6 of {STEPS}"
+    assert where.inner_text() == f"6 of {STEPS}"
     assert "s=5" in page.url
     again, _, _ = open_page(browser, page.url)  # the address keeps the step
     again.wait_for_selector(".step")
-    assert again.locator(".nav .where").inner_text() == f"step 6 of {STEPS}"
+    assert again.locator(".nav .where").inner_text() == f"6 of {STEPS}"
     assert page.evaluate("document.documentElement.scrollHeight") < 4000
     # find in this episode: the next step whose text holds the words
     page.keyboard.press("Home")
@@ -174,7 +174,7 @@ def test_side_by_side(runs, browser, tmp_path):
     parted = page.locator(".divergence").inner_text()
     step = int(parted.split("at step ")[1].split()[0])
     page.locator(".divergence button").click()
-    assert page.locator(".nav .where").inner_text() == f"step {step} of {STEPS}"
+    assert [h.split(" ")[1] for h in page.locator(".side .step h3").all_inner_texts()] == [str(step)] * 2
     executed = page.locator(".side .step .action").all_inner_texts()
     assert executed[0].split("executed: ")[1] != executed[1].split("executed: ")[1]
     # the same episode: the same first observation in both runs

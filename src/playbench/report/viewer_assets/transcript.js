@@ -147,7 +147,7 @@ function navigator(count, onMove) {
   let at = 0;
   const go = k => {
     at = Math.max(0, Math.min(count - 1, k));
-    slider.value = at; label.textContent = "step " + (at + 1) + " of " + count;
+    slider.value = at; label.textContent = (at + 1) + " of " + count;
     prev.disabled = first.disabled = at === 0; next.disabled = last.disabled = at >= count - 1;
     onMove(at);
   };
@@ -315,7 +315,8 @@ function divergence(eps, go) {
     if (k < n || base.length !== ep.steps.length) first = first === null ? k : Math.min(first, k);
   }
   if (first === null) { p.textContent = "every run executed the same actions"; return p; }
-  p.appendChild(el("span", "the runs first execute different actions at step " + (first + 1) + " "));
+  const at = played.map(ep => ep.steps[first]).find(Boolean);
+  p.appendChild(el("span", "the runs first execute different actions at step " + (at ? at[S.step] : first) + " "));
   const b = el("button", "go there"); b.onclick = () => go(first); p.appendChild(b);
   return p;
 }
