@@ -13,6 +13,7 @@ record names outside its run is refused and the episode shows an error line inst
 """
 
 import base64
+import functools
 import gzip
 import importlib
 import importlib.util
@@ -48,7 +49,12 @@ def _shown(path: str) -> str:
 
 def _pictures_module(task_id: str) -> Any | None:
     suite = suite_of(task_id)  # None for a task id whose suite part could name another module
-    if suite is None or importlib.util.find_spec(f"playbench.suites.{suite}") is None:
+    return None if suite is None else _suite_pictures(suite)
+
+
+@functools.cache
+def _suite_pictures(suite: str) -> Any | None:
+    if importlib.util.find_spec(f"playbench.suites.{suite}") is None:
         return None
     name = f"playbench.suites.{suite}.pictures"
     if importlib.util.find_spec(name) is None:
@@ -147,7 +153,8 @@ def pack_episode(record: EpisodeRecord, steps: list[StepRecord], frames: list[st
     picture = None
     if module is not None and hasattr(module, "episode_picture"):
         picture = module.episode_picture(record, steps)
-    return {"record": record.model_dump(mode="json"), "texts": texts.items, "messages": messages.items,
+    # the record's fields are JSON values already (validated on reading): no serializer pass needed
+    return {"record": dict(record.__dict__), "texts": texts.items, "messages": messages.items,
             "steps": rows, "picture": picture, "errors": errors or []}
 
 
