@@ -243,8 +243,8 @@ def _write_run(k: int, store: RunLog, records: list[EpisodeRecord], out: Path) -
             name = inert_text(rec.task, limit=LABEL_LIMIT, one_line=True)
             problems.extend(f"{name} #{rec.index}: {p}" for p in errors)
             tokens = rec.usage.get("input_tokens", 0) + rec.usage.get("output_tokens", 0)
-            rows.append([tasks.setdefault(rec.task, len(tasks)), rec.index, rec.seed, rec.status, rec.score, rec.completion, rec.steps,
-                         rec.invalid_actions, tokens, rec.usage.get("cost_micro_usd")])
+            rows.append([tasks.setdefault(rec.task, len(tasks)), rec.index, rec.seed, rec.status, rec.score,
+                         rec.completion, rec.steps, rec.invalid_actions, tokens, rec.usage.get("cost_micro_usd")])
             yield dumps(pack_episode(rec, steps, frames, errors))
 
     start = 0
@@ -261,9 +261,12 @@ def write_site(runs: list[RunLog], out: Path, live: bool = False) -> Path:
     """Write the viewer for these runs into ``out``; returns the path of ``index.html``.
 
     Every file written is below ``out``; records are read only inside their own run directories. With
-    ``live`` the pages re-read ``data/live.js`` every two seconds and reload when it changes.
+    ``live`` the pages re-read ``data/live.js`` every 1.5 s and reload when it changes.
     """
     out.mkdir(parents=True, exist_ok=True)
+    for stale in (out / "data").glob("r*") if (out / "data").is_dir() else []:
+        if stale.is_dir() and stale.name[1:].isdigit() and int(stale.name[1:]) >= len(runs):
+            shutil.rmtree(stale)  # a run of an earlier site written here
     for asset in ASSET_FILES:
         shutil.copyfile(ASSETS / asset, out / asset)
     sections, summaries, lines = [], [], []
