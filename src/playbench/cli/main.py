@@ -21,6 +21,7 @@ COMMANDS = {
     "view": "view_cmd",
     "plot": "plot_cmd",
     "export": "export_cmd",
+    "merge": "merge_cmd",
     "play": "play_cmd",
     "grasp": "grasp_cmd",
     "mango": "mango_cmd",
