@@ -48,6 +48,7 @@ class EvalOptions(TypedDict, total=False):
     resume: str | Path | None
     retry_errors: bool
     progress: bool | ProgressHook | None
+    label: str | None
     notes: Callable[[str], None] | None
 
 
@@ -63,7 +64,7 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     ``log_dir`` (default ``runs``), ``task_params``/``agent_params``/``model_params`` (a mapping or
     ``key=value`` strings, like ``-T``/``-A``/``-M``), the connection settings ``base_url``,
     ``max_connections``, ``max_episodes``, ``max_retries``, ``timeout``, ``retry_backoff``,
-    ``max_connect_failures``, and ``cache``. ``resume=PATH`` continues that run with its recorded
+    ``max_connect_failures``, and ``cache``; ``label`` names the run in reports and plots. ``resume=PATH`` continues that run with its recorded
     configuration instead (``retry_errors`` also re-plays agent- and game-error episodes); options given
     with it follow the ``--resume`` rules: settings may change, options that would change results are
     refused unless equal to the recorded ones. ``progress=True`` shows a bar on stderr; any object with

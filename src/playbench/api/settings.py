@@ -12,8 +12,9 @@ from playbench.runner.resume import IDENTITY, REFUSED, apply_settings, check_ide
 #: connection settings and their defaults, in the order ``run.json`` records them
 CONNECTION_DEFAULTS: dict[str, Any] = {"base_url": None, "max_connections": 8, "max_episodes": None, "max_retries": 6,
                                        "timeout": 120.0, "retry_backoff": 1.0, "max_connect_failures": 5}
-#: every recorded setting (the cache decides results, so a resume may not change it)
-SETTING_DEFAULTS: dict[str, Any] = {**CONNECTION_DEFAULTS, "cache": False}
+#: every recorded setting (the cache decides results, so a resume may not change it; ``label`` is the
+#: run's name in reports and plots, display only)
+SETTING_DEFAULTS: dict[str, Any] = {**CONNECTION_DEFAULTS, "cache": False, "label": None}
 
 
 def check_settings(settings: dict[str, Any]) -> None:
@@ -24,6 +25,9 @@ def check_settings(settings: dict[str, Any]) -> None:
         raise PlaybenchError("--retry-backoff must be >= 0")
     if settings["max_connect_failures"] < 1:
         raise PlaybenchError("--max-connect-failures must be at least 1")
+    label = settings.get("label")
+    if label is not None and (not isinstance(label, str) or not label.strip() or len(label) > 200):
+        raise PlaybenchError("--label must be a non-empty text of at most 200 characters")
 
 
 def resumed_config(store: RunStore, given: set[str], ask: dict[str, Any], settings: dict[str, Any]

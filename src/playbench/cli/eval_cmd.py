@@ -42,6 +42,7 @@ _DISPLAY = {"tasks", "quiet", "write_view"}
 @click.option("--retry-errors", is_flag=True,
               help="With --resume: also re-run agent-error and game-error episodes.")
 @click.option("--quiet", is_flag=True, help="No progress bar or table (the run path is still printed).")
+@click.option("--label", default=None, help="The run's name in reports and plots (default: model + agent).")
 @click.option("--view", "write_view", is_flag=True, help="Also write the HTML viewer into RUN/view.")
 @click.pass_context
 def command(ctx: click.Context, tasks: tuple[str, ...], quiet: bool, write_view: bool, **_: object) -> None:

@@ -9,32 +9,94 @@ import shlex
 from typing import Any
 
 import click
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from playbench.cli.common import console, fmt_stat, inert_tree, open_runs, plain
+from playbench.cli.common import (
+    console,
+    fmt_ci,
+    fmt_cost,
+    fmt_count,
+    fmt_short,
+    fmt_stat,
+    inert_tree,
+    open_runs,
+    plain,
+    split_ids,
+)
 from playbench.core.records import STATUSES
 from playbench.report.build import build_report, episodes_text, errors_text, suite_module
 
 
-def print_report(report: dict[str, Any]) -> None:
-    """Print the per-task table, the coverage line when episodes are missing, and each suite's tables."""
+def _stat_cell(stat: dict[str, Any]) -> str:
+    """``mean ± SE`` over its 95% interval on a second line (one value alone when there is no interval)."""
+    text = fmt_short(stat)
+    ci = fmt_ci(stat)
+    return text if ci == "-" else f"{text}\n[{ci}]"
+
+
+def task_table(report: dict[str, Any]) -> Table:
+    """Per task: episodes, errors, score and completion with SE and 95% CI, steps, invalid actions.
+
+    Fits 80 columns: the suite prefix is printed once as a header row, ids are folded, never cut.
+    """
     run = report["run"]
-    who = run["model"] or run["agent"]
-    title = Text.assemble(plain(run["run_id"]), " — ", plain(who), f" (seed {run['seed']})")
-    table = Table(title=title)
-    for col in ("task", "episodes", "ok", "errors", "score", "completion", "steps", "invalid"):
-        table.add_column(col, justify="left" if col == "task" else "right")
-    for tid, e in report["tasks"].items():
+    title = Text.assemble(plain(run["run_id"]), " — ", plain(run.get("label") or run["model"] or run["agent"]),
+                          f" (seed {run['seed']})")
+    table = Table(title=title, box=box.SIMPLE_HEAD, caption="score, completion: mean ± SE [95% CI]")
+    table.add_column("task", overflow="fold", min_width=12)
+    for col in ("eps", "err", "score", "compl.", "steps", "inv."):
+        table.add_column(col, justify="right", no_wrap=True)
+    tasks = report["tasks"]
+    for tid, shown in split_ids(list(tasks)):
+        if tid is None:
+            table.add_row(plain(shown), style="bold")
+            continue
+        e = tasks[tid]
         status = {s: e["status"].get(s, 0) for s in STATUSES}
-        name = plain(tid)
+        name = plain(shown)
         if e.get("note"):  # e.g. which Messenger manual the episodes read (record text: shown inertly)
             note = plain(f" ({e['note']})", limit=None)
             note.stylize("yellow")
             name.append_text(note)
-        table.add_row(name, episodes_text(e), str(status["ok"]), errors_text(status), fmt_stat(e["score"]),
-                      fmt_stat(e["completion"]), str(e["steps"]), str(e["invalid_actions"]))
-    console.print(table)
+        table.add_row(name, episodes_text(e), errors_text(status), _stat_cell(e["score"]),
+                      _stat_cell(e["completion"]), str(e["steps"]), str(e["invalid_actions"]))
+    return table
+
+
+def cost_table(report: dict[str, Any]) -> Table | None:
+    """Tokens (input, output, served from cache) and cost per task and for the run; None without model calls."""
+    tasks = {t: e for t, e in report["tasks"].items() if e.get("usage", {}).get("calls")}
+    if not tasks:
+        return None
+    table = Table(title="model usage and cost", box=box.SIMPLE_HEAD,
+                  caption="cached: answered from the response cache (not paid); cost -: no price known")
+    table.add_column("task", overflow="fold", min_width=12)
+    for col in ("calls", "input tok", "output tok", "cached tok", "cost"):
+        table.add_column(col, justify="right", no_wrap=True)
+
+    def row(name: Text, u: dict[str, Any], **style: Any) -> None:
+        cached = u.get("cached_input_tokens", 0) + u.get("cached_output_tokens", 0)
+        table.add_row(name, fmt_count(u.get("calls", 0)), fmt_count(u.get("input_tokens", 0)),
+                      fmt_count(u.get("output_tokens", 0)), fmt_count(cached), fmt_cost(u.get("cost_usd")), **style)
+
+    for tid, shown in split_ids(list(tasks)):
+        if tid is None:
+            table.add_row(plain(shown), style="bold")
+        else:
+            row(plain(shown), tasks[tid]["usage"])
+    row(Text("total (run)"), report["run"].get("usage", {}), style="bold")
+    return table
+
+
+def print_report(report: dict[str, Any]) -> None:
+    """Print the per-task table, usage and cost, the coverage line when episodes are missing, and each suite's tables."""
+    console.print(task_table(report))
+    costs = cost_table(report)
+    if costs is not None:
+        console.print(costs)
+    run = report["run"]
     coverage = run.get("episodes")
     if coverage and (not coverage["complete"] or coverage["unscheduled"]):
         line = Text(coverage["note"], style="bold yellow")

@@ -34,6 +34,31 @@ def suite_module(suite: str) -> Any | None:
     return importlib.import_module(name)
 
 
+def run_label(store: RunLog) -> str:
+    """A run's own label (``eval --label``), else ``model + agent`` (or the agent alone, without a model)."""
+    label = store.meta.settings.get("label")
+    if isinstance(label, str) and label:
+        return label
+    config = store.meta.config
+    return f"{config.model} + {config.agent}" if config.model else config.agent
+
+
+#: usage keys summed into a report, in the order the text report shows them
+USAGE_KEYS = ("calls", "input_tokens", "output_tokens", "cached_input_tokens", "cached_output_tokens")
+
+
+def usage_total(usages: list[dict[str, int]]) -> dict[str, Any]:
+    """Summed usage of several episodes or tasks, with ``cost_usd`` (None when no price was known)."""
+    total: dict[str, int] = defaultdict(int)
+    for usage in usages:
+        for k, v in usage.items():
+            if k != "cost_usd":
+                total[k] += int(v)
+    out: dict[str, Any] = dict(total)
+    out["cost_usd"] = total["cost_micro_usd"] / 1e6 if "cost_micro_usd" in total else None
+    return out
+
+
 def task_report(task_id: str, records: list[EpisodeRecord], scheduled: int = 0) -> dict[str, Any]:
     """Counts over every episode (``errors``: every status but ``ok``); scores over ``ok`` episodes only."""
     ok = [r for r in records if r.status == "ok"]
@@ -53,7 +78,7 @@ def task_report(task_id: str, records: list[EpisodeRecord], scheduled: int = 0) 
         "progress": summarize([r.progress for r in ok if r.progress is not None]),
         "steps": sum(r.steps for r in records),
         "invalid_actions": sum(r.invalid_actions for r in records),
-        "usage": dict(usage),
+        "usage": usage_total([dict(usage)]),
     }
     # suite extras assume a task the run scheduled; a stray record's task id may name anything
     module = suite_module(task_id.split("/", 1)[0]) if scheduled else None
@@ -110,6 +135,7 @@ def build_report(store: RunLog) -> dict[str, Any]:
             "run_id": store.meta.run_id,
             "agent": config.agent,
             "model": config.model,
+            "label": run_label(store),
             "seed": config.seed,
             "config_hash": store.meta.config_hash,
             "scheduled": scheduled,
@@ -117,6 +143,7 @@ def build_report(store: RunLog) -> dict[str, Any]:
         },
         "tasks": {tid: task_report(tid, by_task.get(tid, []), scheduled.get(tid, 0)) for tid in order},
     }
+    report["run"]["usage"] = usage_total([t["usage"] for t in report["tasks"].values()])
     # Suite summaries see the scheduled tasks only: a record for a task the run never asked for is shown
     # in the task table and counted as unscheduled, but it does not enter a suite's paper numbers.
     suites = sorted({tid.split("/", 1)[0] for tid in scheduled})
