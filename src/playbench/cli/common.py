@@ -103,6 +103,11 @@ def split_ids(ids: list[str]) -> list[tuple[str | None, str]]:
     return out
 
 
+def id_width(rows: list[tuple[str | None, str]], cap: int = 28) -> int:
+    """The task column's minimum width: its longest shown name, up to ``cap`` (longer names fold)."""
+    return min(cap, max((len(shown) for _, shown in rows), default=12))
+
+
 _SUITE_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 

@@ -20,6 +20,7 @@ from playbench.cli.common import (
     fmt_count,
     fmt_short,
     fmt_stat,
+    id_width,
     inert_tree,
     open_runs,
     plain,
@@ -45,11 +46,12 @@ def task_table(report: dict[str, Any]) -> Table:
     title = Text.assemble(plain(run["run_id"]), " — ", plain(run.get("label") or run["model"] or run["agent"]),
                           f" (seed {run['seed']})")
     table = Table(title=title, box=box.SIMPLE_HEAD, caption="score, completion: mean ± SE [95% CI]")
-    table.add_column("task", overflow="fold", min_width=12)
+    tasks = report["tasks"]
+    id_rows = split_ids(list(tasks))
+    table.add_column("task", overflow="fold", min_width=id_width(id_rows, cap=18))
     for col in ("eps", "err", "score", "compl.", "steps", "inv."):
         table.add_column(col, justify="right", no_wrap=True)
-    tasks = report["tasks"]
-    for tid, shown in split_ids(list(tasks)):
+    for tid, shown in id_rows:
         if tid is None:
             table.add_row(plain(shown), style="bold")
             continue
@@ -72,7 +74,8 @@ def cost_table(report: dict[str, Any]) -> Table | None:
         return None
     table = Table(title="model usage and cost", box=box.SIMPLE_HEAD,
                   caption="cached: answered from the response cache (not paid); cost -: no price known")
-    table.add_column("task", overflow="fold", min_width=12)
+    id_rows = split_ids(list(tasks))
+    table.add_column("task", overflow="fold", min_width=id_width(id_rows))
     for col in ("calls", "input tok", "output tok", "cached tok", "cost"):
         table.add_column(col, justify="right", no_wrap=True)
 
@@ -81,7 +84,7 @@ def cost_table(report: dict[str, Any]) -> Table | None:
         table.add_row(name, fmt_count(u.get("calls", 0)), fmt_count(u.get("input_tokens", 0)),
                       fmt_count(u.get("output_tokens", 0)), fmt_count(cached), fmt_cost(u.get("cost_usd")), **style)
 
-    for tid, shown in split_ids(list(tasks)):
+    for tid, shown in id_rows:
         if tid is None:
             table.add_row(plain(shown), style="bold")
         else:
