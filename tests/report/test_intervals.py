@@ -9,16 +9,19 @@ from playbench.stats.intervals import BOOTSTRAP_LIMIT
 
 
 def test_success_rates_get_wilson_intervals_inside_0_1():
-    five_failures = summarize([0.0] * 5)  # a 5-episode BabyAI run that never succeeds
+    five_failures = summarize([0.0] * 5, proportion=True)  # a 5-episode BabyAI run that never succeeds
     assert five_failures["ci_method"] == "wilson"
     lo, hi = five_failures["ci95"]
     expected = stats.binomtest(0, 5).proportion_ci(method="wilson")
     assert lo == pytest.approx(0.0) and hi == pytest.approx(expected.high) and 0.4 < hi < 0.5
-    mixed = summarize([1.0, 0.0, 1.0, 1.0])
+    mixed = summarize([1.0, 0.0, 1.0, 1.0], proportion=True)
     ref = stats.binomtest(3, 4).proportion_ci(method="wilson")
     assert mixed["ci95"] == pytest.approx([ref.low, ref.high])
     assert 0.0 <= mixed["ci95"][0] and mixed["ci95"][1] <= 1.0
-    assert summarize([1.0])["ci95"][1] == pytest.approx(1.0) and summarize([1.0])["ci95"][0] > 0.2
+    one = summarize([1.0], proportion=True)["ci95"]
+    assert one[1] == pytest.approx(1.0) and one[0] > 0.2
+    # a score that is no rate (Hanoi 0..3) gets no Wilson interval even when its values are 0 and 1
+    assert summarize([1.0, 0.0, 1.0, 1.0])["ci_method"] == "bootstrap"
     assert wilson(0, 0) is None
 
 

@@ -21,7 +21,7 @@ def suite_of(task_id: str) -> str | None:
 
 
 def suite_module(suite: str) -> Any | None:
-    """A suite's optional ``summary`` module (``summarize``, ``task_extras``, ``render``).
+    """A suite's optional ``summary`` module (``summarize``, ``task_extras``, ``render``, ``score_is_fraction``).
 
     ``suite`` comes from record task ids, so only a plain lower-case name is looked up: a dotted or
     relative name could otherwise reach other modules.
@@ -62,6 +62,9 @@ def usage_total(usages: list[dict[str, int]]) -> dict[str, Any]:
 def task_report(task_id: str, records: list[EpisodeRecord], scheduled: int = 0) -> dict[str, Any]:
     """Counts over every episode (``errors``: every status but ``ok``); scores over ``ok`` episodes only."""
     ok = [r for r in records if r.status == "ok"]
+    # suite extras assume a task the run scheduled; a stray record's task id may name anything
+    module = suite_module(task_id.split("/", 1)[0]) if scheduled else None
+    fraction = bool(module is not None and hasattr(module, "score_is_fraction") and module.score_is_fraction(task_id))
     status = {s: 0 for s in STATUSES}
     usage: dict[str, int] = defaultdict(int)
     for r in records:
@@ -73,15 +76,13 @@ def task_report(task_id: str, records: list[EpisodeRecord], scheduled: int = 0) 
         "scheduled": scheduled,
         "status": status,
         "errors": len(records) - status["ok"],
-        "score": summarize([r.score for r in ok if r.score is not None]),
-        "completion": summarize([r.completion for r in ok if r.completion is not None]),
-        "progress": summarize([r.progress for r in ok if r.progress is not None]),
+        "score": summarize([r.score for r in ok if r.score is not None], proportion=fraction),
+        "completion": summarize([r.completion for r in ok if r.completion is not None], proportion=True),
+        "progress": summarize([r.progress for r in ok if r.progress is not None], proportion=True),
         "steps": sum(r.steps for r in records),
         "invalid_actions": sum(r.invalid_actions for r in records),
         "usage": usage_total([dict(usage)]),
     }
-    # suite extras assume a task the run scheduled; a stray record's task id may name anything
-    module = suite_module(task_id.split("/", 1)[0]) if scheduled else None
     if module is not None and hasattr(module, "task_extras"):
         entry.update(module.task_extras(task_id, records))
     return entry

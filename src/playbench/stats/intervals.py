@@ -57,11 +57,15 @@ def bootstrap_mean(values: Sequence[float], seed: int = 0) -> tuple[float, float
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
-def interval(values: Sequence[float]) -> tuple[tuple[float, float] | None, str | None]:
-    """The interval suited to ``values`` and the name of its method (``wilson`` or ``bootstrap``)."""
+def interval(values: Sequence[float], proportion: bool = False) -> tuple[tuple[float, float] | None, str | None]:
+    """The interval suited to ``values`` and the name of its method (``wilson`` or ``bootstrap``).
+
+    ``proportion``: the metric is a success rate in [0, 1], so 0/1 values get the Wilson interval. Other
+    metrics never do, even when their values happen to be 0 and 1 (a Hanoi score of 0..3 is no rate).
+    """
     if not values:
         return None, None
-    if is_binary(values):
+    if proportion and is_binary(values):
         return wilson(sum(values), len(values)), "wilson"
     ci = bootstrap_mean(values)
     if ci is None:

@@ -19,14 +19,15 @@ def mean_stderr(values: Sequence[float], ddof: int = 1) -> tuple[float | None, f
     return mean, math.sqrt(var) / math.sqrt(n)
 
 
-def summarize(values: Sequence[float]) -> dict[str, Any]:
+def summarize(values: Sequence[float], proportion: bool = False) -> dict[str, Any]:
     """``{"mean", "stderr", "ci95": [lo, hi], "ci_method", "n"}``; undefined parts are ``None`` (JSON null).
 
-    ``ci95`` is a Wilson interval when every value is 0 or 1, else a percentile bootstrap of the mean:
-    both stay inside the metric's range. One non-binary value has no interval.
+    ``ci95`` is a Wilson interval for a success rate (``proportion``) whose values are all 0 or 1, else a
+    percentile bootstrap of the mean: both stay inside the metric's range. One value alone has no
+    bootstrap interval.
     """
     values = [float(v) for v in values]
     mean, se = mean_stderr(values)
-    ci, method = interval(values)
+    ci, method = interval(values, proportion)
     return {"mean": mean, "stderr": se, "ci95": list(ci) if ci is not None else [None, None],
             "ci_method": method, "n": len(values)}

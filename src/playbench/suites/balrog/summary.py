@@ -65,7 +65,7 @@ def _block(xs: list[float]) -> dict[str, Any]:
     """Mean, both standard errors and a 95% CI (Wilson for 0/1 progressions, else bootstrap), in %."""
     if not xs:  # nothing scored: no number rather than a 0 that looks measured
         return {"mean": None, "stderr": None, "stderr_sample": None, "ci95": [None, None], "ci_method": None}
-    ci, method = interval(xs)
+    ci, method = interval(xs, proportion=True)
     return {
         "mean": 100 * mean(xs),
         "stderr": 100 * stderr_population(xs),
@@ -136,6 +136,11 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
     order = [e for e in ENVS if e in names] + sorted(names - set(ENVS))
     envs = {env: summarize_env(by_env.get(env, {}), sched_env.get(env, {})) for env in order}
     return {"envs": envs, "overall": overall(envs)}
+
+
+def score_is_fraction(task_id: str) -> bool:
+    """A BALROG score is a progression in [0, 1] (0/1 success for most environments)."""
+    return True
 
 
 def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:

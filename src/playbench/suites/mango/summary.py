@@ -38,6 +38,11 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
     return out or None
 
 
+def score_is_fraction(task_id: str) -> bool:
+    """A MANGO score is a 0/1 success (strict for DF/RF questions, reaching the goal for the minigame)."""
+    return True
+
+
 def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
     """Easy/hard success rates of a DF/RF task, merged into its entry of the report."""
     if task_id not in _TASKS:
