@@ -86,11 +86,12 @@ def command(filters: tuple[str, ...], suite: str | None, as_json: bool) -> None:
         raise click.UsageError("no task or group matches " + " ".join(filters or (suite or "",)))
     width = max(60, shutil.get_terminal_size((80, 24)).columns)
     for task in tasks:
-        head = f"{task.id}  ({default_episodes(task) or '?'} episodes) "
+        episodes = f"({default_episodes(task) or '?'} episodes) "
+        head = f"{task.id}  {episodes}"
         desc = inert_text(first_line(task.description), one_line=True)
         if len(head) > width - 30:  # a long id: the description goes on its own line
-            click.echo(head.rstrip())
-            head = "    "
+            click.echo(head.rstrip() if len(head) <= width else task.id)
+            head = "    " if len(head) <= width else "    " + episodes
         click.echo(head + _fit(desc, width - len(head)))
         params = " ".join(param_defaults(task)) or "no parameters"
         for line in textwrap.wrap(params, width=width - 4, initial_indent="    ", subsequent_indent="      "):
