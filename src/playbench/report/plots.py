@@ -164,7 +164,7 @@ def capability_radar(reports: list[dict[str, Any]], out: Path) -> list[Path]:
     ax.set_xticks(angles[:-1], ticks, fontsize=7)
     ax.tick_params(axis="x", pad=12)
     ax.tick_params(axis="y", labelsize=6)
-    ax.set_rlabel_position(100)
+    ax.set_rlabel_position(100)  # type: ignore[attr-defined]  # a PolarAxes
     ax.set_ylim(0, max(1.0, *[v for _, r in runs for v in r["smartplay"]["capabilities"].values()
                               if isinstance(v, int | float)]))
     fig.legend(loc="lower center", fontsize=7, ncol=min(2, len(runs)), frameon=False)
