@@ -8,7 +8,8 @@ unanswerable / step_num_error), ``difficulty``, ``strict``, ``loose``, ``reasoni
 from collections import defaultdict
 from typing import Any
 
-from playbench.stats import mean_stderr, wilson
+from playbench.stats import mean_stderr
+from playbench.stats.intervals import interval
 
 ERROR_KEYS = {"parse_error": "parse", "id_error": "id", "unanswerable": "unanswerable", "step_num_error": "step_num"}
 
@@ -22,10 +23,15 @@ RATES = {"success_rate": "strict", "loose": "loose", "reasoning": "reasoning"}
 
 
 def uncertainty(valid: list[dict]) -> dict[str, Any]:
-    """95% Wilson intervals of the three success rates and the path length's mean and standard error."""
+    """95% intervals of the three success rates and the path length's standard error.
+
+    Wilson intervals where every value is 0 or 1 (strict and reasoning always are); a seeded bootstrap
+    otherwise (``loose`` gives partial credit).
+    """
     ci95: dict[str, list[float] | None] = {}
     for key, field in RATES.items():
-        ci = wilson(sum(float(r[field]) for r in valid), len(valid))
+        values = [float(r[field]) for r in valid]
+        ci, _ = interval(values, proportion=True)
         ci95[key] = None if ci is None else list(ci)
     _, path_se = mean_stderr([float(r["path_len"]) for r in valid])
     return {"ci95": ci95, "path_len_stderr": path_se}

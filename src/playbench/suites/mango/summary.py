@@ -73,7 +73,7 @@ def render(summary: dict[str, Any]) -> list[Any]:
     from rich.table import Table
 
     table = Table(title="MANGO (fixed evaluator unless the run says compat)", box=box.SIMPLE_HEAD,
-                  caption="rates: value over its 95% Wilson interval; path len: mean ± SE")
+                  caption="rates over their 95% interval (Wilson; bootstrap for loose); path len: mean ± SE")
     for col in ("task", "valid", "strict", "loose", "reasoning", "weighted", "path len"):
         table.add_column(col, justify="left" if col == "task" else "right", no_wrap=True)
     for kind in ("df", "rf"):
