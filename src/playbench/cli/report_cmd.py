@@ -19,7 +19,6 @@ from playbench.cli.common import (
     fmt_cost,
     fmt_count,
     fmt_short,
-    fmt_stat,
     id_width,
     inert_tree,
     open_runs,
@@ -118,29 +117,39 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def leaderboard(reports: list[dict[str, Any]]) -> dict[str, Any]:
-    """One row per run (model or agent): the mean score of every task, with its standard error."""
+    """One row per run (its label, model or agent): the mean score of every task, with SE and 95% interval."""
     tasks = list(dict.fromkeys(t for r in reports for t in r["tasks"]))
     rows = []
     for r in reports:
         rows.append({"run_id": r["run"]["run_id"], "who": r["run"]["model"] or r["run"]["agent"],
-                     "episodes": r["run"].get("episodes"),
+                     "label": r["run"].get("label"), "episodes": r["run"].get("episodes"),
                      "scores": {t: r["tasks"][t]["score"] for t in tasks if t in r["tasks"]}})
     return {"tasks": tasks, "rows": rows}
 
 
 def print_leaderboard(board: dict[str, Any]) -> None:
-    """The leaderboard as a table (a run with missing episodes says so beside its name)."""
-    table = Table(title="leaderboard (score mean ± stderr)")
-    table.add_column("model / agent")
-    for t in board["tasks"]:
-        table.add_column(plain(t), justify="right")
-    for row in board["rows"]:
-        name = Text.assemble(plain(row["who"]), " (", plain(row["run_id"]), ")")
+    """The leaderboard: one row per task, one numbered column per run, the runs named below the table.
+
+    Numbered columns keep it within 80 columns for a few runs; a run with missing episodes says so.
+    """
+    table = Table(title="leaderboard: score mean ± SE [95% CI]", box=box.SIMPLE_HEAD)
+    id_rows = split_ids(board["tasks"])
+    table.add_column("task", overflow="fold", min_width=id_width(id_rows, cap=18))
+    for k in range(len(board["rows"])):
+        table.add_column(f"run {k + 1}", justify="right", no_wrap=True)
+    for tid, shown in id_rows:
+        if tid is None:
+            table.add_row(plain(shown), style="bold")
+            continue
+        table.add_row(plain(shown), *[_stat_cell(row["scores"][tid]) if tid in row["scores"] else "-"
+                                      for row in board["rows"]])
+    console.print(table)
+    for k, row in enumerate(board["rows"]):
+        name = Text.assemble(f"run {k + 1}: ", plain(row.get("label") or row["who"]), " (", plain(row["run_id"]), ")")
         coverage = row.get("episodes")
         if coverage and not coverage["complete"]:
             name.append(f" [{coverage['recorded']} of {coverage['scheduled']} scheduled]", style="yellow")
-        table.add_row(name, *[fmt_stat(row["scores"][t]) if t in row["scores"] else "-" for t in board["tasks"]])
-    console.print(table)
+        console.print(name)
 
 
 @click.command("report")
