@@ -143,3 +143,21 @@ def test_list_filters_and_describe(tmp_path):
     assert full.returncode == 0 and "max_steps (int | None, default none)" in full.stdout
     assert "reference agents: random, oracle" in full.stdout
     assert run_cli("list", "no-such-thing").returncode == 2
+
+
+def _count(text: str) -> float:
+    text = text.replace(",", "")
+    scale = {"k": 1e3, "M": 1e6}.get(text[-1], 1)
+    return float(text.rstrip("kM")) * scale
+
+
+def test_dry_run_input_tokens_are_close_to_what_a_run_uses(tmp_path):
+    args = ("smartplay/hanoi-3", "--model", "mock/demo", "--episodes", "2", "--seed", "4")
+    dry = run_cli("eval", *args, "--dry-run", env=NARROW)
+    row = re.search(r"hanoi-3\s+2\s+30\s+60\s+(\S+)", dry.stdout)
+    assert row, dry.stdout
+    estimated = _count(row.group(1))
+    real = json.loads(run_cli("report", str(_eval(tmp_path, "real", *args)), "--json").stdout)
+    used = real["tasks"]["smartplay/hanoi-3"]["usage"]["input_tokens"]
+    assert real["tasks"]["smartplay/hanoi-3"]["usage"]["calls"] == 60  # mock never solves: every step is a call
+    assert abs(estimated - used) / used < 0.25, (estimated, used)

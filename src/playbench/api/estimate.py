@@ -1,13 +1,15 @@
 """``eval --dry-run``: what a run would do and roughly cost, without calling any model.
 
 For each task: the episodes, the step limit (one step for one-step tasks), the expected number of
-model calls (episodes × steps × calls per step, an upper bound: episodes may end early), and the
-tokens of the first request, counted from what the game shows on its first turn (manual, observation,
-history, or the official one-step messages) with the local tokenizer. Input tokens assume every call is
-as long as the first; agents that keep a history send more as an episode goes on, so read input tokens
-as a lower bound per call. Output tokens per call are ``-M max_tokens`` when given, else a typical answer
+model calls (episodes × steps × calls per step, an upper bound: episodes may end early), and the input
+tokens per call. Those are measured, not guessed: episode 0 is played for up to ``PROBE_STEPS`` steps by
+the same agent against the offline mock model in a throw-away run directory, and every request the agent
+built (system prompt, manual, history, strategy text) is counted with the local tokenizer. Steps beyond
+the probe are taken to be as long as its last request (history windows stop the growth; where history
+keeps growing, this is a lower bound). When the probe cannot run, the first observation's text is
+counted instead (noted). Output tokens per call are ``-M max_tokens`` when given, else a typical answer
 length for the agent. Cost uses the model's list price (``models/pricing.py``) or ``-M price_input/
-price_output``; it is unknown (None) otherwise.
+price_output``; it is unknown (None) otherwise. No real model is called.
 """
 
 from dataclasses import dataclass, field
@@ -23,6 +25,8 @@ TYPICAL_OUTPUT = {"naive": 16, "robust-naive": 24, "few-shot": 16, "cot": 400, "
                   "custom": 400, "two-stage": 300}
 #: model calls an agent makes per game step
 CALLS_PER_STEP = {"two-stage": 2}
+#: steps of episode 0 played with the mock model to measure the requests
+PROBE_STEPS = 10
 
 
 @dataclass
@@ -103,6 +107,61 @@ def _first_request_tokens(task: Any, params: Any, seed: int) -> tuple[int | None
             close()
 
 
+def _message_tokens(messages: list[dict[str, Any]]) -> int:
+    """Tokens of one recorded request (text content, per-message overhead, images by allowance)."""
+    from playbench.models.tokens import count_message_tokens
+    from playbench.models.types import Message
+
+    out = []
+    for m in messages:
+        content = m.get("content")
+        text = content if isinstance(content, str) else "".join(
+            str(part.get("text", "")) for part in content or [] if isinstance(part, dict))
+        out.append(Message(str(m.get("role", "user")), text))
+    images = sum(len(m.get("images") or []) for m in messages)
+    from playbench.models.tokens import _PER_IMAGE
+
+    return count_message_tokens(out) + _PER_IMAGE * images
+
+
+def probe_requests(task_id: str, params: dict[str, Any], agent: str, agent_params: dict[str, Any], seed: int,
+                   steps: int | None) -> list[int] | None:
+    """Input tokens of each request the agent sends in the first ``PROBE_STEPS`` steps of episode 0.
+
+    Played against the offline mock model in a temporary run directory (deleted afterwards); None when the
+    probe cannot run (the caller then counts the first observation).
+    """
+    import tempfile
+
+    from playbench.api.evaluate import evaluate
+    from playbench.log import read_run
+
+    task = get_task(task_id)
+    values = {k: v for k, v in params.items() if v is not None}  # None is every such default; "None" would not parse
+    if "max_steps" in task.params_model.model_fields and (steps is None or steps > PROBE_STEPS):
+        values["max_steps"] = PROBE_STEPS
+    try:
+        with tempfile.TemporaryDirectory(prefix="playbench-dry-run-") as tmp:
+            result = evaluate(task_id, agent=agent, model="mock/dry-run", episodes=1, seed=seed,
+                              task_params=values, agent_params=agent_params, log_dir=tmp, max_episodes=1)
+            run = read_run(result.path)
+            out = []
+            for record in run.episodes():
+                for step in run.read_trajectory(record):
+                    if step.messages:
+                        out.append(_message_tokens(step.messages))
+            return out[: PROBE_STEPS * CALLS_PER_STEP.get(agent, 1)] or None
+    except Exception:
+        return None
+
+
+def _per_call(measured: list[int], calls: int) -> int:
+    """Mean input tokens per call over ``calls`` calls, the unmeasured ones as long as the last measured."""
+    if calls <= len(measured):
+        return round(sum(measured[:calls]) / max(1, calls))
+    return round((sum(measured) + (calls - len(measured)) * measured[-1]) / calls)
+
+
 def estimate(tasks: tuple[str, ...] | list[str], agent: str | None = None, model: str | None = None,
              episodes: int | None = None, seed: int = 0, task_params: Any = None, agent_params: Any = None,
              model_params: Any = None) -> Estimate:
@@ -131,6 +190,13 @@ def estimate(tasks: tuple[str, ...] | list[str], agent: str | None = None, model
         except Exception as exc:  # a game that cannot start here: say so, estimate nothing for it
             steps, per_call, note = None, None, f"could not start the game to measure it ({type(exc).__name__})"
         calls = spec.episodes * (steps or 0) * per_step
+        if per_step and steps:
+            measured = probe_requests(spec.id, spec.params, config.agent, dict(config.agent_params), config.seed,
+                                      steps)
+            if measured:
+                per_call = _per_call(measured, steps * per_step)
+            elif note is None:
+                note = "requests not measured (the probe did not run): first observation counted"
         if steps is None and per_step and note is None:
             note = "no step limit known: calls not estimated"
         out.tasks.append(TaskEstimate(task=spec.id, episodes=spec.episodes, steps=steps, calls=calls,

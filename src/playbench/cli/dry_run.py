@@ -20,7 +20,7 @@ def dry_run(tasks: tuple[str, ...], params: dict[str, Any]) -> None:
                    agent_params=params.get("agent_args"), model_params=params.get("model_args"))
     who = f"{est.model} + {est.agent}" if est.model else est.agent
     table = Table(title=Text.assemble("dry run: ", plain(who), " (nothing is called)"), box=box.SIMPLE_HEAD,
-                  caption="calls ≤ episodes × steps; input ≈ first request × calls")
+                  caption="calls ≤ episodes × steps; input: measured on a mock-model probe")
     rows = split_ids([t.task for t in est.tasks])
     table.add_column("task", overflow="fold", min_width=id_width(rows, cap=22))
     for col in ("eps", "steps", "calls", "input tok", "output tok", "cost"):
