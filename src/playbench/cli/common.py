@@ -86,13 +86,14 @@ def split_ids(ids: list[str]) -> list[tuple[str | None, str]]:
     The suite prefix is printed once per run of same-suite ids and the rest indented, so tables fit 80
     columns without cutting ids: ``["smartplay/hanoi-3", "smartplay/rps"]`` -> ``[(None, "smartplay/"),
     ("smartplay/hanoi-3", "  hanoi-3"), ("smartplay/rps", "  rps")]``. An id whose first part is not a
-    plain suite name (a stray record's) is shown whole.
+    plain suite name (a stray record's), or that holds a character that is not printable (a newline, an
+    escape), is shown whole, so the only line breaks in a shown name are those ``wrap_ids`` puts there.
     """
     out: list[tuple[str | None, str]] = []
     current: str | None = None
     for tid in ids:
         suite, _, rest = tid.partition("/")
-        if not rest or not _SUITE_NAME.fullmatch(suite):
+        if not rest or not _SUITE_NAME.fullmatch(suite) or not tid.isprintable():
             out.append((tid, tid))
             current = None
             continue
@@ -105,7 +106,21 @@ def split_ids(ids: list[str]) -> list[tuple[str | None, str]]:
 
 def id_width(rows: list[tuple[str | None, str]], cap: int = 28) -> int:
     """The task column's minimum width: its longest shown name, up to ``cap`` (longer names fold)."""
-    return min(cap, max((len(shown) for _, shown in rows), default=12))
+    return min(cap, max((max(len(line) for line in shown.split("\n")) for _, shown in rows), default=12))
+
+
+def wrap_ids(rows: list[tuple[str | None, str]], width: int) -> list[tuple[str | None, str]]:
+    """Shown names longer than ``width`` broken after their inner ``/`` (``babaisai/``, then the level).
+
+    A narrow column then breaks an id where it has a joint rather than mid-word.
+    """
+    out = []
+    for tid, shown in rows:
+        head, sep, rest = shown.partition("/")
+        if tid is not None and sep and len(shown) > width and shown.startswith("  "):
+            shown = f"{head}/\n    {rest}"
+        out.append((tid, shown))
+    return out
 
 
 _SUITE_NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -127,6 +142,11 @@ def safe_text(value: object, limit: int | None = None, one_line: bool = False) -
 def safe_markup(value: object, limit: int | None = LABEL_LIMIT) -> str:
     """``value`` as inert text to embed in a rich markup string (its ``[`` cannot open a tag)."""
     return escape(inert_text(value, limit=limit, one_line=True))
+
+
+def plain_lines(value: str) -> Text:
+    """``value`` as ``plain`` text, its own line breaks kept (each line made inert on its own)."""
+    return Text("\n").join(plain(line) for line in value.split("\n"))
 
 
 def plain(value: object, limit: int | None = LABEL_LIMIT) -> Text:

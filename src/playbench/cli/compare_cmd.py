@@ -8,7 +8,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from playbench.cli.common import console, fmt_num, id_width, open_runs, plain, split_ids
+from playbench.cli.common import console, fmt_num, id_width, open_runs, plain, plain_lines, split_ids, wrap_ids
 from playbench.report.compare import POOLING, compare_runs
 
 
@@ -54,7 +54,7 @@ def command(run_a: str, run_b: str, as_json: bool) -> None:
     title = Text.assemble(_who(result["b"]), " (B) − ", _who(result["a"]), " (A): score")
     table = Table(title=title, box=box.SIMPLE_HEAD,
                   caption="pairs share an episode seed; p: Wilcoxon signed-rank (Welch t if unpaired)")
-    id_rows = split_ids(list(result["tasks"]))
+    id_rows = wrap_ids(split_ids(list(result["tasks"])), 28)
     table.add_column("task", overflow="fold", min_width=id_width(id_rows))
     for col in ("pairs", "mean A", "mean B", "B − A [95% CI]", "p", "err A/B"):
         table.add_column(col, justify="right", no_wrap=True)
@@ -71,7 +71,7 @@ def command(run_a: str, run_b: str, as_json: bool) -> None:
             continue
         p = _p(r.get("p_value"))
         # plain Text cells: "[lo, hi]" and record task ids must not be read as rich markup
-        table.add_row(plain(shown), str(r.get("n", 0)), _fmt(r.get("mean_a")), _fmt(r.get("mean_b")),
+        table.add_row(plain_lines(shown), str(r.get("n", 0)), _fmt(r.get("mean_a")), _fmt(r.get("mean_b")),
                       Text(_diff(r)), p, _errors(r.get("errors", {})))
     console.print(table)
     if result["overall"].get("n"):

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from playbench.api.estimate import estimate
-from playbench.cli.common import console, fmt_cost, fmt_count, id_width, plain, split_ids
+from playbench.cli.common import console, fmt_cost, fmt_count, id_width, plain, plain_lines, split_ids, wrap_ids
 from playbench.core.errors import PlaybenchError
 
 
@@ -21,7 +21,7 @@ def dry_run(tasks: tuple[str, ...], params: dict[str, Any]) -> None:
     who = f"{est.model} + {est.agent}" if est.model else est.agent
     table = Table(title=Text.assemble("dry run: ", plain(who), " (nothing is called)"), box=box.SIMPLE_HEAD,
                   caption="calls ≤ episodes × steps; input: measured on a mock-model probe")
-    rows = split_ids([t.task for t in est.tasks])
+    rows = wrap_ids(split_ids([t.task for t in est.tasks]), 22)
     table.add_column("task", overflow="fold", min_width=id_width(rows, cap=22))
     for col in ("eps", "steps", "calls", "input tok", "output tok", "cost"):
         table.add_column(col, justify="right", no_wrap=True)
@@ -31,7 +31,7 @@ def dry_run(tasks: tuple[str, ...], params: dict[str, Any]) -> None:
             table.add_row(plain(shown), style="bold")
             continue
         t = by_id[tid]
-        table.add_row(plain(shown), str(t.episodes), "-" if t.steps is None else str(t.steps), fmt_count(t.calls),
+        table.add_row(plain_lines(shown), str(t.episodes), "-" if t.steps is None else str(t.steps), fmt_count(t.calls),
                       fmt_count(t.input_tokens), fmt_count(t.output_tokens), fmt_cost(est.cost_usd(t)))
     table.add_row("total", str(est.episodes), "", fmt_count(est.calls), fmt_count(est.input_tokens),
                   fmt_count(est.output_tokens), fmt_cost(est.cost_usd()), style="bold")

@@ -23,7 +23,9 @@ from playbench.cli.common import (
     inert_tree,
     open_runs,
     plain,
+    plain_lines,
     split_ids,
+    wrap_ids,
 )
 from playbench.core.records import STATUSES
 from playbench.report.build import build_report, episodes_text, errors_text, suite_module
@@ -46,7 +48,7 @@ def task_table(report: dict[str, Any]) -> Table:
                           f" (seed {run['seed']})")
     table = Table(title=title, box=box.SIMPLE_HEAD, caption="score, completion: mean ± SE [95% CI]")
     tasks = report["tasks"]
-    id_rows = split_ids(list(tasks))
+    id_rows = wrap_ids(split_ids(list(tasks)), 18)
     table.add_column("task", overflow="fold", min_width=id_width(id_rows, cap=18))
     for col in ("eps", "err", "score", "compl.", "steps", "inv."):
         table.add_column(col, justify="right", no_wrap=True)
@@ -56,7 +58,7 @@ def task_table(report: dict[str, Any]) -> Table:
             continue
         e = tasks[tid]
         status = {s: e["status"].get(s, 0) for s in STATUSES}
-        name = plain(shown)
+        name = plain_lines(shown)
         if e.get("note"):  # e.g. which Messenger manual the episodes read (record text: shown inertly)
             note = plain(f" ({e['note']})", limit=None)
             note.stylize("yellow")
@@ -73,7 +75,7 @@ def cost_table(report: dict[str, Any]) -> Table | None:
         return None
     table = Table(title="model usage and cost", box=box.SIMPLE_HEAD,
                   caption="cached: answered from the response cache (not paid); cost -: no price known")
-    id_rows = split_ids(list(tasks))
+    id_rows = wrap_ids(split_ids(list(tasks)), 28)
     table.add_column("task", overflow="fold", min_width=id_width(id_rows))
     for col in ("calls", "input tok", "output tok", "cached tok", "cost"):
         table.add_column(col, justify="right", no_wrap=True)
@@ -87,7 +89,7 @@ def cost_table(report: dict[str, Any]) -> Table | None:
         if tid is None:
             table.add_row(plain(shown), style="bold")
         else:
-            row(plain(shown), tasks[tid]["usage"])
+            row(plain_lines(shown), tasks[tid]["usage"])
     row(Text("total (run)"), report["run"].get("usage", {}), style="bold")
     return table
 
@@ -133,7 +135,7 @@ def print_leaderboard(board: dict[str, Any]) -> None:
     Numbered columns keep it within 80 columns for a few runs; a run with missing episodes says so.
     """
     table = Table(title="leaderboard: score mean ± SE [95% CI]", box=box.SIMPLE_HEAD)
-    id_rows = split_ids(board["tasks"])
+    id_rows = wrap_ids(split_ids(board["tasks"]), 18)
     table.add_column("task", overflow="fold", min_width=id_width(id_rows, cap=18))
     for k in range(len(board["rows"])):
         table.add_column(f"run {k + 1}", justify="right", no_wrap=True)
@@ -141,7 +143,7 @@ def print_leaderboard(board: dict[str, Any]) -> None:
         if tid is None:
             table.add_row(plain(shown), style="bold")
             continue
-        table.add_row(plain(shown), *[_stat_cell(row["scores"][tid]) if tid in row["scores"] else "-"
+        table.add_row(plain_lines(shown), *[_stat_cell(row["scores"][tid]) if tid in row["scores"] else "-"
                                       for row in board["rows"]])
     console.print(table)
     for k, row in enumerate(board["rows"]):
