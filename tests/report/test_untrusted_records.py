@@ -208,6 +208,7 @@ def test_hostile_text_is_inert_in_the_terminal(hostile_run, tmp_path):
     assert res.returncode == 0, res.stderr
     assert_inert(res.stdout + res.stderr)
     # shown literally: the escape as ␛, the markup and HTML as typed
+    # (an id with control characters is shown whole, never split into a suite header and a name)
     assert "smartplay/\u241b[31mred\u241b[0m[/x][bold]<script>" in res.stdout
     assert "mock/\u241b]0;pwned\u2407[/x]" in res.stdout and ":smile:" in res.stdout
     data = json.loads(run_cli("report", str(hostile_run), "--json").stdout)

@@ -53,6 +53,7 @@ class EvalOptions(TypedDict, total=False):
     resume: str | Path | None
     retry_errors: bool
     progress: bool | ProgressHook | None
+    label: str | None
     notes: Callable[[str], None] | None
 
 
@@ -68,7 +69,7 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     ``log_dir`` (default ``runs``), ``task_params``/``agent_params``/``model_params`` (a mapping or
     ``key=value`` strings, like ``-T``/``-A``/``-M``), the connection settings ``base_url``,
     ``max_connections``, ``max_episodes``, ``max_retries``, ``timeout``, ``retry_backoff``,
-    ``max_connect_failures``, and ``cache``. ``executor="ray"`` plays the episodes on the workers of a Ray
+    ``max_connect_failures``, and ``cache``; ``label`` names the run in reports and plots. ``executor="ray"`` plays the episodes on the workers of a Ray
     cluster (``ray_address``, default ``$RAY_ADDRESS``, else a local cluster; see docs/scale.md) and
     ``shard="K/N"`` plays only shard K of N of the episodes (``playbench merge`` joins the shards).
     ``resume=PATH`` continues that run with its recorded

@@ -15,8 +15,9 @@ from playbench.runner.shard import parse_shard
 CONNECTION_DEFAULTS: dict[str, Any] = {"base_url": None, "max_connections": 8, "max_episodes": None, "max_retries": 6,
                                        "timeout": 120.0, "retry_backoff": 1.0, "max_connect_failures": 5,
                                        "executor": "local", "ray_address": None}
-#: every recorded setting (the cache decides results, so a resume may not change it; nor may the shard)
-SETTING_DEFAULTS: dict[str, Any] = {**CONNECTION_DEFAULTS, "cache": False, "shard": None}
+#: every recorded setting (the cache decides results, so a resume may not change it; nor may the shard;
+#: ``label`` is the run's name in reports and plots, display only)
+SETTING_DEFAULTS: dict[str, Any] = {**CONNECTION_DEFAULTS, "cache": False, "shard": None, "label": None}
 #: where episodes can run: this process, or the workers of a Ray cluster
 EXECUTORS = ("local", "ray")
 
@@ -34,6 +35,9 @@ def check_settings(settings: dict[str, Any]) -> None:
     if settings["executor"] != "ray" and len(base_urls(settings["base_url"])) > 1:
         raise PlaybenchError("several --base-url servers need --executor ray (each worker takes one); on one "
                              "machine, put a load balancer in front of them and give its URL")
+    label = settings.get("label")
+    if label is not None and (not isinstance(label, str) or not label.strip() or len(label) > 200):
+        raise PlaybenchError("--label must be a non-empty text of at most 200 characters")
 
 
 def resumed_config(store: RunStore, given: set[str], ask: dict[str, Any], settings: dict[str, Any]

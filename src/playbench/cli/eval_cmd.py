@@ -14,7 +14,7 @@ from playbench.cli.report_cmd import print_report
 #: command-line option -> library option, where the names differ
 _LIBRARY_NAMES = {"task_args": "task_params", "agent_args": "agent_params", "model_args": "model_params"}
 #: command-line options the library does not take (what to print, not what to run)
-_DISPLAY = {"tasks", "quiet", "write_view"}
+_DISPLAY = {"tasks", "quiet", "write_view", "dry_run"}
 
 
 @click.command("eval")
@@ -49,10 +49,19 @@ _DISPLAY = {"tasks", "quiet", "write_view"}
 @click.option("--retry-errors", is_flag=True,
               help="With --resume: also re-run agent-error and game-error episodes.")
 @click.option("--quiet", is_flag=True, help="No progress bar or table (the run path is still printed).")
+@click.option("--label", default=None, help="The run's name in reports and plots (default: model + agent).")
+@click.option("--dry-run", "dry_run", is_flag=True,
+              help="Print the episodes, model calls, tokens and cost the run would take; call nothing.")
 @click.option("--view", "write_view", is_flag=True, help="Also write the HTML viewer into RUN/view.")
 @click.pass_context
-def command(ctx: click.Context, tasks: tuple[str, ...], quiet: bool, write_view: bool, **_: object) -> None:
+def command(ctx: click.Context, tasks: tuple[str, ...], quiet: bool, write_view: bool, dry_run: bool,
+            **_: object) -> None:
     """Run TASKS (ids, aliases or groups) and record every episode."""
+    if dry_run:
+        from playbench.cli.dry_run import dry_run as print_estimate
+
+        print_estimate(tasks, ctx.params)
+        return
     given = {name for name in ctx.params if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE}
     # only the options given are passed on: with --resume, giving one is asking to change it
     options = {_LIBRARY_NAMES.get(name, name): ctx.params[name] for name in given - _DISPLAY}

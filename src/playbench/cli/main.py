@@ -16,6 +16,7 @@ from playbench.report.inert import inert_text as safe_text
 COMMANDS = {
     "eval": "eval_cmd",
     "list": "list_cmd",
+    "describe": "describe_cmd",
     "report": "report_cmd",
     "compare": "compare_cmd",
     "view": "view_cmd",
