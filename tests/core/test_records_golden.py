@@ -23,7 +23,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from helpers import only_run_dir, run_cli  # noqa: E402
-
 from playbench.log import read_run, trajectory_path  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"

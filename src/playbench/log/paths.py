@@ -8,8 +8,10 @@ LOCK = ".lock"
 
 
 def trajectory_path(task_id: str, index: int) -> str:
-    """Where an episode's steps lived in the first layout (one JSON-lines file per episode), relative to
-    the run directory. Runs written since name a shard instead (``shard_path``); both are read."""
+    """Where an episode's steps lived in the first layout (one JSON-lines file per episode).
+
+    Relative to the run directory. Runs written since name a shard instead (``shard_path``); both are read.
+    """
     return f"trajectories/{task_id}/{index:06d}.jsonl"
 
 
@@ -19,8 +21,10 @@ def shard_path(task_id: str) -> str:
 
 
 def split_reference(reference: str) -> tuple[str, str | None]:
-    """A record's ``trajectory``: ``(file, None)`` for a file of its own (the first layout), ``(shard, tag)``
-    for ``shard#tag``."""
+    """A record's ``trajectory`` split in two.
+
+    ``(file, None)`` for a file of its own (the first layout), ``(shard, tag)`` for ``shard#tag``.
+    """
     file, sep, tag = reference.rpartition("#")
     if sep and file.endswith(".pbt"):
         return file, tag

@@ -62,7 +62,7 @@ class ShardFile:
         return offset
 
     def sync(self) -> None:
-        """fsync the shard (the caller clears ``dirty`` before, so later writes mark it again)."""
+        """Fsync the shard (the caller clears ``dirty`` before, so later writes mark it again)."""
         try:
             os.fsync(self._fd)
         except OSError as exc:
@@ -133,8 +133,10 @@ class ShardCorrupt(ValueError):
 
 
 def _chunks(fh: BinaryIO, check: bool) -> Iterator[tuple[int, int, int, int]]:
-    """(offset, kind, tag, length) of each whole chunk from the file's start, up to the first that is not
-    (torn, or with ``check`` damaged)."""
+    """(offset, kind, tag, length) of each whole chunk from the file's start.
+
+    Up to the first that is not (torn, or with ``check`` damaged).
+    """
     offset = 0
     size = os.fstat(fh.fileno()).st_size
     fh.seek(0)
@@ -153,8 +155,10 @@ def _chunks(fh: BinaryIO, check: bool) -> Iterator[tuple[int, int, int, int]]:
 
 
 def repair(file: Path) -> int:
-    """Cut a torn or damaged tail off a shard (left by a kill or a power loss, after everything recorded);
-    returns its new size."""
+    """Cut a torn or damaged tail off a shard.
+
+    Such a tail is left by a kill or a power loss, after everything recorded. Returns its new size.
+    """
     with open(file, "r+b") as fh:
         end = 0
         for offset, _, _, length in _chunks(fh, check=True):
@@ -180,8 +184,10 @@ class ShardIndex:
                     self._start[tag] = started.pop(tag)
 
     def read(self, tag: int) -> Iterator[StepRecord]:
-        """The steps of the episode tagged ``tag``, chunk by chunk (ShardCorrupt if they are not all there
-        and intact)."""
+        """The steps of the episode tagged ``tag``, chunk by chunk.
+
+        ShardCorrupt if they are not all there and intact.
+        """
         start = self._start.get(tag)
         if start is None:
             raise ShardCorrupt(f"no complete steps for episode {tag >> 16} (attempt {tag & 0xFFFF}) in the shard")

@@ -112,8 +112,11 @@ class RunStore(RunLog):
         self.meta = meta
 
     def steps(self, task_id: str, index: int) -> EpisodeSteps:
-        """A writer for one episode's steps: ``add`` each as it is played, ``finish`` (what the episode's
-        record names in ``trajectory``) when it ends, then ``commit`` (or ``append_episode``) the record."""
+        """A writer for one episode's steps.
+
+        ``add`` each as it is played, ``finish`` (what the episode's
+        record names in ``trajectory``) when it ends, then ``commit`` (or ``append_episode``) the record.
+        """
         shard = self._shard(task_id)
         if self._attempts is None:
             self._attempts = self._count_records()
@@ -121,8 +124,11 @@ class RunStore(RunLog):
         return EpisodeSteps(shard, shard_path(task_id), index, attempt)
 
     def write_trajectory(self, task_id: str, index: int, steps: Iterable[StepRecord]) -> str | None:
-        """Write an episode's steps at once (for callers that have them all); returns what its record names
-        (None for no step). They are durable once its record is appended or committed."""
+        """Write an episode's steps at once (for callers that have them all).
+
+        Returns what its record names
+        (None for no step). They are durable once its record is appended or committed.
+        """
         writer = self.steps(task_id, index)
         for step in steps:
             writer.add(step)
@@ -172,9 +178,12 @@ class RunStore(RunLog):
         return rel
 
     def append_episode(self, record: EpisodeRecord) -> None:
-        """Append one episode line now: the shards fsynced, then the line written and fsynced, before
+        """Append one episode line now, durably.
+
+        The shards are fsynced, then the line written and fsynced, before
         returning (StoreWriteError if it fails). A failed append cuts the file back to where it was, so no
-        partial line is left behind."""
+        partial line is left behind.
+        """
         self._counted(record)
         self._commit_lines(self._dirty_shards(), record.model_dump_json().encode() + b"\n")
 

@@ -9,6 +9,7 @@ returns totals whose ``stopped`` says why.
 
 import asyncio
 import contextlib
+import functools
 import time
 import traceback
 from collections.abc import Callable
@@ -218,9 +219,9 @@ async def run_jobs(
             record, _ = await play_episode(job, agent, agent_name, model, settings.on_step, save_frame, writer.add)
             record.trajectory = writer.finish()
             committed = store.commit(record)  # the worker plays on while the record reaches the disk
-            committed.add_done_callback(lambda done, record=record: recorded(done, record))
+            committed.add_done_callback(functools.partial(recorded, record))
 
-    def recorded(done: "asyncio.Future[None]", record: EpisodeRecord) -> None:
+    def recorded(record: EpisodeRecord, done: "asyncio.Future[None]") -> None:
         if done.cancelled() or done.exception() is not None:
             return  # the run stops on it (drain raises)
         totals.episodes += 1
