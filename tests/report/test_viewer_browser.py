@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers import only_run_dir, run_cli
+from playbench.log import read_run
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 HOSTILE = [
@@ -86,7 +87,8 @@ def test_viewer_shows_the_frames_a_vlm_saw(tmp_path):
                   "--quiet")
     assert res.returncode == 0, res.stderr
     run_dir = only_run_dir(log)
-    first = json.loads((run_dir / "trajectories/balrog/babaisai/goto_win/000000.jsonl").read_text().splitlines()[0])
+    log_run = read_run(run_dir)
+    first = log_run.read_trajectory(log_run.episodes()[0])[0].model_dump()
     assert first["frame"] == "trajectories/balrog/babaisai/goto_win/000000/00000.png"
     index = Path(run_cli("view", str(run_dir), "--output", str(tmp_path / "site")).stdout.strip())
     with sync_playwright() as pw:
