@@ -158,7 +158,7 @@ class _OnGymnasiumImport:  # an importlib.abc.MetaPathFinder (importlib.abc itse
         sys.meta_path.remove(self)  # once only, and out of the way of the search below
         spec = importlib.util.find_spec(fullname)
         if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
-            spec.loader = _RegisteringLoader(spec.loader)
+            spec.loader = _RegisteringLoader(spec.loader)  # type: ignore[assignment]
         return spec
 
 
