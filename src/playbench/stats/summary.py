@@ -3,8 +3,6 @@
 import math
 from collections.abc import Sequence
 
-from scipy import stats as _st
-
 
 def mean_stderr(values: Sequence[float], ddof: int = 1) -> tuple[float | None, float | None]:
     """Mean and standard error (sample SD with ``ddof=1``; ``ddof=0`` is the population form)."""
@@ -25,5 +23,7 @@ def summarize(values: Sequence[float]) -> dict:
     if mean is None or se is None:
         ci = [mean, mean] if mean is not None and len(values) == 1 else [None, None]
         return {"mean": mean, "stderr": se, "ci95": ci, "n": len(values)}
-    half = float(_st.t.ppf(0.975, len(values) - 1)) * se
+    from scipy import stats  # only here: importing scipy.stats costs more than a one-episode run
+
+    half = float(stats.t.ppf(0.975, len(values) - 1)) * se
     return {"mean": mean, "stderr": se, "ci95": [mean - half, mean + half], "n": len(values)}
