@@ -5,8 +5,10 @@ observation. A step line keeps its ``StepRecord`` fields as they are, except tha
 defaults are left out and ``messages`` holds a *delta*: a list whose items are either a new message (a
 JSON object, which takes the episode's next message number) or ``[a, b]``, the messages numbered ``a``
 to ``b - 1`` that the previous step already sent, in order. So a step that re-sends its history and adds
-three messages stores ``[[0, 40], {…}, {…}, {…}]``. Both sides only hold the previous step's window, so
-memory stays flat in the episode's length. A message list with anything but objects in it is kept whole
+three messages stores ``[[0, 40], {…}, {…}, {…}]``. Messages already sent are found by identity (agents
+hand the same dicts over step after step and never change them: a ``StepRecord`` keeps references to
+them), else by their JSON. Both sides only hold the previous step's window, so memory stays flat in the
+episode's length. A message list with anything but objects in it is kept whole
 under ``{"all": [...]}``.
 
 ``StepDecoder`` rebuilds each step exactly: the rebuilt ``StepRecord`` equals the one written and its
@@ -29,18 +31,21 @@ class StepEncoder:
 
     def __init__(self) -> None:
         self._next = 0  # the number the next new message takes
-        self._window: dict[bytes, int] = {}  # the previous step's messages (their JSON) and numbers
+        # the previous step's messages, their numbers and their JSON
+        self._prev: list[Any] = []
+        self._numbers: list[int] = []
+        self._blobs: list[bytes] = []
 
     def line(self, step: StepRecord) -> bytes:
         """The step as one line (ending in a newline)."""
         fields = {k: v for k, v in step.__dict__.items() if k not in _DEFAULTS or v != _DEFAULTS[k]}
-        state = self._next, self._window
+        state = self._next
         try:
             if step.messages is not None:
                 fields["messages"] = self._delta(step.messages)
             return orjson.dumps(fields) + b"\n"
         except TypeError:  # something orjson refuses: pydantic's serializer decides, as json_line does
-            self._next, self._window = state[0], {}
+            self._next, self._prev, self._numbers, self._blobs = state, [], [], []
             plain = orjson.loads(step.json_line())
             fields = {k: v for k, v in plain.items() if k in fields}
             if step.messages is not None:
@@ -48,28 +53,80 @@ class StepEncoder:
             return orjson.dumps(fields) + b"\n"
 
     def _delta(self, messages: list[Any]) -> Any:
-        if not all(isinstance(m, dict) for m in messages):
-            self._window = {}
+        start = self._next
+        try:
+            return self._runs(messages)
+        except _NotAnObject:
+            self._next, self._prev, self._numbers, self._blobs = start, [], [], []
             return {"all": messages}
+
+    def _runs(self, messages: list[Any]) -> list[Any]:
+        prev, numbers, blobs = self._prev, self._numbers, self._blobs
+        # Agents hand the same dicts over again step after step (and never change them: a StepRecord keeps
+        # references to them), so the common prefix is found by identity; the rest by identity, then JSON.
+        out_numbers: list[int] = []
+        out_blobs: list[bytes] = []
         items: list[Any] = []
-        window: dict[bytes, int] = {}
-        for message in messages:
-            # by content, never by identity: a dict changed in place since the last step is a new message
+        by_id: dict[int, int] | None = None
+        by_blob: dict[bytes, int] | None = None
+        count, i, at = len(messages), 0, 0
+        while i < count:
+            message = messages[i]
+            if not (at < len(prev) and prev[at] is message):  # not where the last run left off: look it up
+                if by_id is None:
+                    by_id = {id(m): k for k, m in enumerate(prev)}
+                found_at = by_id.get(id(message))
+                at = found_at if found_at is not None and prev[found_at] is message else len(prev)
+            if at < len(prev):  # a run of messages the last step sent in the same order
+                run = 1
+                while i + run < count and at + run < len(prev) and messages[i + run] is prev[at + run]:
+                    run += 1
+                _extend(items, numbers[at:at + run])
+                out_numbers += numbers[at:at + run]
+                out_blobs += blobs[at:at + run]
+                i, at = i + run, at + run
+                continue
             blob = orjson.dumps(message)
-            number = self._window.get(blob)
-            if number is None:
-                number = window[blob] = self._next
+            if by_blob is None:
+                by_blob = dict(zip(blobs, numbers, strict=True))
+            number = by_blob.get(blob)
+            if number is None:  # new: stored whole, and numbered in the order it appears
+                if not isinstance(message, dict):
+                    raise _NotAnObject
+                number = self._next
                 self._next += 1
                 items.append(message)
-                continue
-            window[blob] = number
-            last = items[-1] if items else None
-            if isinstance(last, list) and last[1] == number:
-                last[1] = number + 1
             else:
-                items.append([number, number + 1])
-        self._window = window
+                _extend(items, [number])
+            out_numbers.append(number)
+            out_blobs.append(blob)
+            i += 1
+        self._prev, self._numbers, self._blobs = list(messages), out_numbers, out_blobs
         return items
+
+
+class _NotAnObject(Exception):
+    """A message that is not a JSON object: the step keeps its messages whole."""
+
+
+def _extend(items: list[Any], numbers: list[int]) -> None:
+    """Add ``numbers`` to ``items`` as ``[a, b]`` runs, continuing the last run where it can."""
+    if not numbers:
+        return
+    first, size = numbers[0], len(numbers)
+    last = items[-1] if items else None
+    if numbers[-1] - first == size - 1 and numbers == list(range(first, first + size)):
+        if isinstance(last, list) and last[1] == first:
+            last[1] = first + size
+        else:
+            items.append([first, first + size])
+        return
+    for number in numbers:
+        last = items[-1] if items else None
+        if isinstance(last, list) and last[1] == number:
+            last[1] = number + 1
+        else:
+            items.append([number, number + 1])
 
 
 class StepDecoder:
