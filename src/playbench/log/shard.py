@@ -129,8 +129,10 @@ class EpisodeSteps:
 
 
 def _compress(data: bytes) -> bytes:
-    """Zlib at level 1 with a window no larger than the data: the default 32 KiB window and full hash
-    table cost ~0.15 ms to set up, more than compressing a short episode.
+    """Compress with zlib at level 1 and a window no larger than the data.
+
+    The default 32 KiB window and full hash table cost ~0.15 ms to set up, more than compressing a short
+    episode takes.
     """
     wbits = max(9, min(15, (len(data) - 1).bit_length()))
     compressor = zlib.compressobj(_LEVEL, zlib.DEFLATED, wbits, max(1, min(8, wbits - 7)))
