@@ -113,7 +113,7 @@ class RunLog:
                 if number is None:
                     raise ShardCorrupt(f"{record.trajectory!r} names no episode")
                 index = self._indexes.get(file)
-                if index is None:
+                if index is None or not index.has(number):  # a run still being written grows: index again
                     index = self._indexes[file] = ShardIndex(file)
                 yield from index.read(number)
             except (ShardCorrupt, ValidationError, ValueError, OSError) as exc:

@@ -194,6 +194,10 @@ class ShardIndex:
                 if kind & _LAST and tag in started:
                     self._start[tag] = started.pop(tag)
 
+    def has(self, tag: int) -> bool:
+        """Whether the shard held complete steps for ``tag`` when it was indexed."""
+        return tag in self._start
+
     def read(self, tag: int) -> Iterator[StepRecord]:
         """The steps of the episode tagged ``tag``, chunk by chunk.
 
