@@ -11,7 +11,7 @@ _extra: set[str] = set()
 # Read on every answer, so cheaply: the environment's own mapping (bytes on POSIX) when it has one, and the
 # sorted list recomputed only when a value or the extra secrets change.
 _ENV = getattr(os.environ, "_data", None)
-_ENV_KEYS = tuple(os.environ.encodekey(name) for name in KEY_VARIABLES) if _ENV is not None else ()  # type: ignore[attr-defined]
+_ENV_KEYS = tuple(os.environ.encodekey(name) for name in KEY_VARIABLES) if _ENV is not None else ()
 _cached: tuple[object, list[str]] = (None, [])
 # Header and query forms keys travel in, in case a server echoes a request back; each with a word it cannot
 # match without (checked on the lowercased text first: most answers hold none of them)
@@ -48,8 +48,9 @@ def secrets() -> list[str]:
 
 
 def _lowered(text: str) -> str:
-    """``text`` lowercased so that every word a pattern matches (IGNORECASE) appears in it: lower() keeps the
-    dotless ``ı`` (which matches ``i``) and turns ``İ`` into ``i`` and a combining dot.
+    """``text`` lowercased so that every word a pattern matches (IGNORECASE) appears in it.
+
+    lower() keeps the dotless ``ı`` (which matches ``i``) and turns ``İ`` into ``i`` and a combining dot.
     """
     return text.lower().replace("\u0131", "i").replace("\u0307", "")
 
