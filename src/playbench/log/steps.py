@@ -67,26 +67,27 @@ class StepEncoder:
         out_numbers: list[int] = []
         out_blobs: list[bytes] = []
         items: list[Any] = []
-        by_id: dict[int, int] | None = None
         by_blob: dict[bytes, int] | None = None
-        count, i, at = len(messages), 0, 0
+        count, known, i, at = len(messages), len(prev), 0, 0
         while i < count:
             message = messages[i]
-            if not (at < len(prev) and prev[at] is message):  # not where the last run left off: look it up
-                if by_id is None:
-                    by_id = {id(m): k for k, m in enumerate(prev)}
-                found_at = by_id.get(id(message))
-                at = found_at if found_at is not None and prev[found_at] is message else len(prev)
-            if at < len(prev):  # a run of messages the last step sent in the same order
-                run = 1
-                while i + run < count and at + run < len(prev) and messages[i + run] is prev[at + run]:
-                    run += 1
-                _extend(items, numbers[at:at + run])
-                out_numbers += numbers[at:at + run]
-                out_blobs += blobs[at:at + run]
-                i, at = i + run, at + run
+            if not (at < known and prev[at] is message):  # not where the last run left off
+                for skip in range(at + 1, min(at + 5, known)):  # a window that slid by a few messages
+                    if prev[skip] is message:
+                        at = skip
+                        break
+                else:
+                    at = known
+            if at < known:  # a run of messages the last step sent, in the same order
+                end = at + 1
+                while i + end - at < count and end < known and messages[i + end - at] is prev[end]:
+                    end += 1
+                _extend(items, numbers[at:end])
+                out_numbers += numbers[at:end]
+                out_blobs += blobs[at:end]
+                i, at = i + end - at, end
                 continue
-            blob = orjson.dumps(message)
+            blob = orjson.dumps(message)  # elsewhere in the last window (by its JSON), or new
             if by_blob is None:
                 by_blob = dict(zip(blobs, numbers, strict=True))
             number = by_blob.get(blob)
