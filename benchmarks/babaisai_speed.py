@@ -14,7 +14,7 @@ from common import game_steps_per_second
 import playbench.suites.balrog.babaisai.tasks  # noqa: F401  (registers the tasks)
 from playbench.core.registry import get_task
 from playbench.suites.balrog.babaisai.data import ACTIONS, LEVELS
-from playbench.suites.balrog.babaisai.levels import generate
+from playbench.suites.balrog.babaisai.levels import generate, level_rng
 from playbench.suites.balrog.babaisai.solver import solve
 
 LEVEL_SAMPLE = ("goto_win", "make_win-distr_obj_rule", "two_room-break_stop-make_win-distr_obj_rule",
@@ -24,12 +24,13 @@ LEVEL_SAMPLE = ("goto_win", "make_win-distr_obj_rule", "two_room-break_stop-make
 def raw_engine(level: str, steps: int) -> float:
     """World.step with uniformly random actions, regenerating the level when an episode ends."""
     rng = np.random.default_rng(0)
-    world = generate(level, rng).world
+    lrng = level_rng(0)
+    world = generate(level, lrng).world
     t0 = time.perf_counter()
     for _ in range(steps):
         _, done, _, _ = world.step(ACTIONS[int(rng.integers(5))])
         if done:
-            world = generate(level, rng).world
+            world = generate(level, lrng).world
     return steps / (time.perf_counter() - t0)
 
 
@@ -43,14 +44,14 @@ def through_game(level: str, steps: int, images: bool) -> float:
 def generation_ms(level: str, n: int = 200) -> float:
     t0 = time.perf_counter()
     for seed in range(n):
-        generate(level, np.random.default_rng(seed))
+        generate(level, level_rng(seed))
     return 1000 * (time.perf_counter() - t0) / n
 
 
 def oracle_s(level: str, seeds: range) -> tuple[float, float]:
     times = []
     for seed in seeds:
-        world = generate(level, np.random.default_rng(seed)).world
+        world = generate(level, level_rng(seed)).world
         t0 = time.perf_counter()
         solve(world)
         times.append(time.perf_counter() - t0)

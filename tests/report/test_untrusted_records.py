@@ -137,7 +137,7 @@ def test_view_writes_only_its_folder_and_reads_only_the_run(escaping_run, browse
 
     page, errors, _ = open_page(browser, (site / "index.html").as_uri())
     page.wait_for_selector("#episodes-0 table tr td a")
-    assert "../../../../escaped" in page.locator("#run-0 table").first.inner_text()
+    assert "../../../../escaped" in page.locator("#run-0 table.tasks").inner_text()
     assert page.locator("#run-0 .problems li").count() == 5
     # the episodes whose trajectory lies outside: an error line, no steps, no secret
     for index in (1, 2, 3):
@@ -248,11 +248,15 @@ def test_hostile_text_is_inert_in_the_viewer(hostile_run, tmp_path, browser):
     assert "episode.html#r=0&t=smartplay%2F%1B%5B31m" in page.url
     heading = page.locator("h2").first.inner_text()
     assert heading.startswith("smartplay/\u241b[31mred\u241b[0m[/x][bold]<script>window.pwned='task'</script>\u2400")
-    text = page.locator("#episode").inner_text()
+    text = ""
+    for _ in range(3):  # the step navigator shows one step at a time: walk through the first three
+        text += page.locator("#episode").inner_text()
+        page.keyboard.press("ArrowRight")
     for shown in ("\u241b[2J\u241b[31mred alert\u241b[0m [/x] [bold]bold?[/bold]",
                   "<script>window.pwned = 'raw'</script><img src=x onerror=",
                   "NUL\u2400byte, bell\u2407, CSI\\x9b, U+FFFD \ufffd, </script><script>document.title='pwned'</script>"):
         assert shown in text
+    page.keyboard.press("End")  # the last step's answer is the 10 MB one
     sizes = page.evaluate("Array.from(document.querySelectorAll('pre')).map(p => p.textContent.length)")
     assert max(sizes) == BIG  # the whole answer is there, in a scrolling box
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # and the page keeps its width
@@ -328,7 +332,7 @@ def test_partial_run_says_n_of_m_scheduled(partial_run, base_run, tmp_path, brow
     page, errors, _ = open_page(browser, (site / "index.html").as_uri())
     page.wait_for_selector("#episodes-0 table tr td a")
     assert "3 of 5 scheduled" in page.locator("#run-0 .coverage").inner_text()
-    assert "3 of 5" in page.locator("#run-0 table").first.inner_text()
+    assert "3 of 5" in page.locator("#run-0 table.tasks").inner_text()
     page.select_option("#episodes-0 select >> nth=1", "game-error")
     assert page.locator("#episodes-0 table tr").count() == 1 + 1
     assert not errors, errors

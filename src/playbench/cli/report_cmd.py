@@ -6,6 +6,7 @@ no terminal escape sequence, control character or rich markup in a record reache
 
 import json
 import shlex
+from pathlib import Path
 from typing import Any
 
 import click
@@ -13,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from playbench.cli.common import console, fmt_stat, inert_tree, open_runs, plain
+from playbench.core.errors import PlaybenchError
 from playbench.core.records import STATUSES
 from playbench.report.build import build_report, episodes_text, errors_text, suite_module
 
@@ -78,12 +80,57 @@ def print_leaderboard(board: dict[str, Any]) -> None:
     console.print(table)
 
 
+def print_submission(result: dict[str, Any]) -> None:
+    """A BALROG submission folder's leaderboard figure, as BALROG prints it, and any disagreement."""
+    from playbench.suites.balrog.submission import leaderboard_line
+
+    summary = result["summary"]
+    table = Table(title=Text.assemble("BALROG submission ", plain(result["folder"])))
+    for col in ("environment", "progression % ± SE", "episodes"):
+        table.add_column(col, justify="left" if col == "environment" else "right")
+    for env, block in summary["environments"].items():
+        table.add_row(plain(env), f"{block['progression_percentage']:.2f} ± {block['standard_error']:.2f}",
+                      str(block["episodes_played"]))
+    console.print(table)
+    console.print(Text(leaderboard_line(summary)))
+    if result["recorded"] is None:
+        console.print(Text("no summary.json: figure computed from the episode files", style="yellow"))
+    elif result["mismatches"]:
+        console.print(Text("summary.json disagrees with its episode files (figure above: the episode files):",
+                           style="bold red"))
+        for line in result["mismatches"]:
+            console.print(plain(f"  {line}", limit=None))
+    else:
+        console.print(Text("summary.json agrees with the episode files", style="green"))
+
+
 @click.command("report")
 @click.argument("runs", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 def command(runs: tuple[str, ...], as_json: bool) -> None:
-    """Summarize one or more RUN directories (never re-runs anything)."""
+    """Summarize one or more RUN directories (never re-runs anything).
+
+    A BALROG submission folder (BALROG's summary.json and per-environment episode files) is read too:
+    its leaderboard figure is recomputed from the episode files as BALROG computes it.
+    """
+    from playbench.suites.balrog.submission import is_submission, read_submission
+
+    submissions = [read_submission(Path(p)) for p in runs if is_submission(Path(p))]
+    runs = tuple(p for p in runs if not is_submission(Path(p)))
+    if submissions and not runs:
+        if as_json:
+            out = submissions[0] if len(submissions) == 1 else {"submissions": submissions}
+            click.echo(json.dumps(out, indent=2, ensure_ascii=True))
+        else:
+            for result in submissions:
+                print_submission(result)
+        return
     reports = [build_report(store) for store in open_runs(runs)]
+    if submissions:
+        if as_json:
+            raise PlaybenchError("report --json takes either runs or BALROG submission folders, not both")
+        for result in submissions:
+            print_submission(result)
     if as_json:
         out = reports[0] if len(reports) == 1 else {"runs": reports, "leaderboard": leaderboard(reports)}
         # ASCII JSON: control characters in record text stay \u escapes, never raw bytes on the terminal
