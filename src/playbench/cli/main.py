@@ -35,7 +35,7 @@ SUMMARIES = {
     "compare": "Compare RUN_B against RUN_A, pairing episodes by (task, episode seed).",
     "view": "Write a static site (works from file://, no network) for RUNS and print the page to open.",
     "plot": "Plot RUNS side by side (scores with 95% CIs, SmartPlay radar, BALROG progress, GRASP energy).",
-    "export": "Write RUN's episodes as a table.",
+    "export": "Write RUN's episodes as a table, or as BALROG's submission folder.",
     "play": "Play TASK yourself through exactly the text interface a model sees.",
     "grasp": "GRASP tools that work on the official data files.",
     "mango": "MANGO tools: skeletons, stats, score, compare.",
