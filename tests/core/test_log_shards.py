@@ -159,3 +159,44 @@ def test_rebuilt_requests_are_the_bytes_the_server_received(tmp_path: Path) -> N
     for step, body in zip(steps, bodies, strict=True):
         assert step.messages is not None
         assert body == orjson.dumps({"model": "fake", "messages": step.messages})  # the whole request
+
+
+class _CountingStore(RunStore):
+    """Counts the commits (each: one fsync of the shards, one of episodes.jsonl) and the lines each wrote."""
+
+    batches: list[int]
+
+    def _commit_lines(self, shards: list, lines: bytes) -> None:
+        super()._commit_lines(shards, lines)
+        self.batches.append(lines.count(b"\n"))
+
+
+def test_episodes_ending_together_share_a_commit_and_count_only_once_on_disk(tmp_path: Path) -> None:
+    import asyncio
+
+    from playbench.agents.registry import get_agent
+    from playbench.core.registry import get_task
+    from playbench.runner import RunSettings, run_jobs
+    from playbench.runner.plan import EpisodeJob
+
+    task = get_task(TASK)
+    plain = _store(tmp_path)
+    store = _CountingStore(plain.path, plain.meta)
+    plain.close()
+    store.batches = []
+    seen_on_disk: list[bool] = []
+
+    def on_episode(record: EpisodeRecord) -> None:  # told only once the line is on disk
+        lines = (store.path / "episodes.jsonl").read_bytes().splitlines()
+        seen_on_disk.append(any(json.loads(x)["index"] == record.index for x in lines))
+
+    spec = get_agent("random")
+    jobs = [EpisodeJob(task, task.params({"max_steps": 3}), i, 100 + i) for i in range(64)]
+    totals = asyncio.run(run_jobs(jobs, store, lambda: spec.factory(spec.params({}), None), "random", None,
+                                  RunSettings(max_episodes=64, on_episode=on_episode)))
+    store.close()
+    assert totals.episodes == 64 and totals.stopped is None
+    assert seen_on_disk == [True] * 64
+    assert sum(store.batches) == 64 and len(store.batches) < 64  # episodes ending together shared fsyncs
+    log = read_run(store.path)
+    assert all(len(log.read_trajectory(r)) == r.steps == 3 for r in log.episodes())
