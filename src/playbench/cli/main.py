@@ -20,6 +20,7 @@ COMMANDS = {
     "view": "view_cmd",
     "plot": "plot_cmd",
     "export": "export_cmd",
+    "merge": "merge_cmd",
     "play": "play_cmd",
     "grasp": "grasp_cmd",
     "mango": "mango_cmd",
@@ -39,6 +40,7 @@ SUMMARIES = {
     "play": "Play TASK yourself through exactly the text interface a model sees.",
     "grasp": "GRASP tools that work on the official data files.",
     "mango": "MANGO tools: skeletons, stats, score, compare.",
+    "merge": "Merge SHARDS (run directories of one config, each a --shard K/N) into one run.",
 }
 
 

@@ -67,20 +67,23 @@ class RunStore(RunLog):
         self._attempts: dict[tuple[str, int], int] | None = None  # records per episode, counted on first use
 
     @classmethod
-    def create(cls, log_dir: Path, meta_fields: dict[str, Any]) -> "RunStore":
+    def create(cls, log_dir: Path, meta_fields: dict[str, Any], name: str | None = None) -> "RunStore":
         """Make a new run directory under ``log_dir``, lock it and write ``run.json``.
 
+        The directory is called ``name`` when given (refused if it exists), else a fresh time-stamped name.
         An unusable log directory (read-only, a file in the way, full) is one PlaybenchError line, and a
         half-made run directory is removed again.
         """
         now = datetime.now(UTC)
         config = meta_fields["config"]
-        name = f"{now:%Y%m%d-%H%M%S}-{_slug(config.model or config.agent)}-{secrets.token_hex(3)}"
+        name = name or f"{now:%Y%m%d-%H%M%S}-{_slug(config.model or config.agent)}-{secrets.token_hex(3)}"
         log_dir = Path(log_dir)
         path = log_dir / name
         try:
             log_dir.mkdir(parents=True, exist_ok=True)
             path.mkdir()
+        except FileExistsError:
+            raise PlaybenchError(f"{path} already exists; give a new directory") from None
         except OSError as exc:
             raise PlaybenchError(f"cannot create a run in {log_dir}: {exc.strerror or exc}") from None
         try:
@@ -176,6 +179,21 @@ class RunStore(RunLog):
         Image.fromarray(np.asarray(image, dtype=np.uint8)).save(png, format="PNG")
         self._write_atomic(self.path / rel, png.getvalue())
         return rel
+
+    def copy_episode(self, source: RunLog, record: EpisodeRecord) -> EpisodeRecord:
+        """Copy an episode of another run into this one: its frames and trajectory, durably.
+
+        Returns the record to append (the same, naming the copies). A file the record names outside
+        ``source`` is refused.
+        """
+        steps = source.read_trajectory(record)
+        for step in steps:
+            if step.frame:
+                self._write_atomic(self.path / frame_path(record.task, record.index, step.step),
+                                   source.inside(step.frame).read_bytes())
+                step.frame = frame_path(record.task, record.index, step.step)
+        trajectory = self.write_trajectory(record.task, record.index, steps) if steps else None
+        return record.model_copy(update={"trajectory": trajectory})
 
     def append_episode(self, record: EpisodeRecord) -> None:
         """Append one episode line now, durably.

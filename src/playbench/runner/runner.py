@@ -44,6 +44,7 @@ class RunTotals:
     steps: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
     stopped: str | None = None  # why the run stopped early (None: every job ran)
+    replayed: int = 0  # episodes sent again because the worker playing them died (``--executor ray``)
 
 
 def _number(value: Any) -> float | None:

@@ -31,6 +31,7 @@ from typing import Any
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord, StepRecord
+from playbench.log import is_run
 from playbench.suites.balrog.facts import TASKS
 
 SUMMARY = "summary.json"
@@ -245,7 +246,7 @@ def summarize(episodes: dict[str, list[dict[str, Any]]]) -> tuple[dict[str, Any]
 def is_submission(folder: Path) -> bool:
     """A folder with BALROG's ``summary.json`` or an ``<env>/<env>_summary.json`` (and no playbench run)."""
     folder = Path(folder)
-    if not folder.is_dir() or (folder / "run.json").exists():
+    if not folder.is_dir() or is_run(folder):
         return False
     if (folder / SUMMARY).is_file():
         return True
