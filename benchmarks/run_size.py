@@ -88,7 +88,8 @@ def long_episode(steps: int, agent: object, root: Path) -> float:
     try:
         result = playbench.eval("smartplay/crafter", agent=agent, episodes=1, log_dir=root / f"long-{time.monotonic_ns()}",
                                 task_params={"max_steps": steps})
-        assert result.steps == steps, (result.steps, steps)
+        # crafter's own length limit (10,000 of its ticks, the reset's included) may end it one step early
+        assert result.steps >= steps - 1, (result.steps, steps)
         return tracemalloc.get_traced_memory()[1] / 2**20
     finally:
         tracemalloc.stop()
