@@ -13,7 +13,7 @@ start-up) stays cheap.
 
 from typing import TYPE_CHECKING, Any
 
-from playbench.gymenvs import register_envs as _register_envs
+from playbench.gymenvs import register_when_imported as _register_envs
 
 __version__ = "0.1.0"
 
@@ -53,4 +53,4 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-_register_envs()  # gymnasium.make("playbench/…") works once playbench is imported
+_register_envs()  # gymnasium.make("playbench/…") works once playbench is imported (gymnasium is not imported here)

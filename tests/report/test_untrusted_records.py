@@ -14,6 +14,8 @@ import pytest
 from PIL import Image
 
 from helpers import only_run_dir, run_cli
+from playbench.core.records import EpisodeRecord
+from playbench.log import read_run
 from playbench.report.inert import inert_text
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -36,7 +38,17 @@ def write_rows(run: Path, records: list[dict[str, Any]]) -> None:
 
 
 def steps_of(run: Path, record: dict[str, Any]) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (run / record["trajectory"]).read_text().splitlines()]
+    """The record's steps, read through ``playbench.log`` (shards or files), as JSON objects."""
+    log = read_run(run)
+    return [json.loads(s.json_line()) for s in log.read_trajectory(EpisodeRecord.model_validate(record))]
+
+
+def put_steps(run: Path, record: dict[str, Any], steps: list[dict[str, Any]]) -> None:
+    """Write edited steps as a file of their own (the first layout, still read) and point the record at it."""
+    relative = f"trajectories/edited/{record['index']:06d}.jsonl"
+    (run / relative).parent.mkdir(parents=True, exist_ok=True)
+    (run / relative).write_text("".join(json.dumps(s) + "\n" for s in steps))
+    record["trajectory"] = relative
 
 
 def files_under(root: Path, skip: Path | None = None) -> set[Path]:
@@ -106,7 +118,7 @@ def escaping_run(base_run, tmp_path) -> dict[str, Path]:
     framed = steps_of(run, records[4])
     framed[0]["frame"] = "../../secret.png"
     framed[1]["frame"] = str(picture)
-    (run / records[4]["trajectory"]).write_text("".join(json.dumps(s) + "\n" for s in framed))
+    put_steps(run, records[4], framed)
     write_rows(run, records)
     return {"box": box, "run": run, "site": box / "site"}
 
@@ -193,7 +205,7 @@ def hostile_run(base_run, tmp_path_factory) -> Path:
         s["raw_output"] = HOSTILE_OUTPUTS[i % len(HOSTILE_OUTPUTS)]
         s["observation"] = HOSTILE_OUTPUTS[(i + 1) % len(HOSTILE_OUTPUTS)] + "\n" + s["observation"]
     steps[-1]["raw_output"] = "W" * BIG
-    (run / records[0]["trajectory"]).write_text("".join(json.dumps(s) + "\n" for s in steps))
+    put_steps(run, records[0], steps)
     write_rows(run, records)
     return run
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers import only_run_dir, run_cli
+from playbench.log import read_run
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 HOSTILE = [
@@ -19,13 +20,19 @@ HOSTILE = [
 
 def plant_hostile_outputs(run_dir: Path) -> None:
     """Rewrite the first episode's raw outputs as a hostile model would have written them."""
-    first = json.loads((run_dir / "episodes.jsonl").read_text().splitlines()[0])
-    traj = run_dir / first["trajectory"]
-    steps = [json.loads(x) for x in traj.read_text().splitlines()]
+    lines = (run_dir / "episodes.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    log_run = read_run(run_dir)
+    record = next(r for r in log_run.read_episodes() if (r.task, r.index) == (first["task"], first["index"]))
+    steps = [json.loads(s.json_line()) for s in log_run.read_trajectory(record)]
     for i, step in enumerate(steps):
         step["raw_output"] = HOSTILE[i % len(HOSTILE)]
         step["observation"] = HOSTILE[(i + 1) % len(HOSTILE)] + "\n" + step["observation"]
-    traj.write_text("".join(json.dumps(s) + "\n" for s in steps))
+    # the edited steps go to a file of their own (the first layout, still read) that the record names
+    first["trajectory"] = f"trajectories/edited/{first['index']:06d}.jsonl"
+    (run_dir / first["trajectory"]).parent.mkdir(parents=True, exist_ok=True)
+    (run_dir / first["trajectory"]).write_text("".join(json.dumps(s) + "\n" for s in steps))
+    (run_dir / "episodes.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +93,8 @@ def test_viewer_shows_the_frames_a_vlm_saw(tmp_path):
                   "--quiet")
     assert res.returncode == 0, res.stderr
     run_dir = only_run_dir(log)
-    first = json.loads((run_dir / "trajectories/balrog/babaisai/goto_win/000000.jsonl").read_text().splitlines()[0])
+    log_run = read_run(run_dir)
+    first = log_run.read_trajectory(log_run.episodes()[0])[0].model_dump()
     assert first["frame"] == "trajectories/balrog/babaisai/goto_win/000000/00000.png"
     index = Path(run_cli("view", str(run_dir), "--output", str(tmp_path / "site")).stdout.strip())
     with sync_playwright() as pw:

@@ -4,7 +4,7 @@ Exact texts, history and parsing of specs/balrog.md §3 in ``compat`` mode; the 
 default. A fresh agent is built for every episode, so no state leaks between episodes (B8).
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,8 +15,10 @@ from playbench.agents.prompts import balrog, parse
 from playbench.agents.prompts.history import HistoryBuilder
 from playbench.agents.prompts.matching import balrog_valid
 from playbench.core.seeding import derive_seed
-from playbench.models.model import Model
 from playbench.models.types import Message, messages_record
+
+if TYPE_CHECKING:  # the model (and aiohttp under it) loads only for a model-backed run
+    from playbench.models.model import Model
 
 _FIRST = object()  # "no previous step yet"
 
@@ -29,7 +31,7 @@ class BalrogAgent:
     suffix_only_on_user = True
     changes_one_step_prompt = False  # naive sends a one-step task's official prompt unchanged
 
-    def __init__(self, params: Any, model: Model) -> None:
+    def __init__(self, params: Any, model: "Model") -> None:
         self.p = params
         self.model = model
         self.compat: bool = params.compat
@@ -196,7 +198,7 @@ class CustomAgent(BalrogAgent):
     strategy = "custom"
     changes_one_step_prompt = True
 
-    def __init__(self, params: Any, model: Model) -> None:
+    def __init__(self, params: Any, model: "Model") -> None:
         super().__init__(params, model)
         self.plan: str | None = None
 
@@ -232,7 +234,7 @@ class FewShotAgent(BalrogAgent):
     strategy = "few-shot"
     changes_one_step_prompt = True
 
-    def __init__(self, params: Any, model: Model) -> None:
+    def __init__(self, params: Any, model: "Model") -> None:
         super().__init__(params, model)
         self.icl: list[Message] = []
 

@@ -16,7 +16,6 @@ import warnings
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats as _st
 
 #: Resamples of the percentile bootstrap.
 RESAMPLES = 2000
@@ -33,6 +32,8 @@ def wilson(successes: float, n: int) -> tuple[float, float] | None:
     """The 95% Wilson score interval of ``successes`` out of ``n`` (None when ``n`` is 0)."""
     if n <= 0:
         return None
+    from scipy import stats as _st  # here, not at import: scipy.stats costs more than a short run
+
     ci = _st.binomtest(round(successes), n).proportion_ci(confidence_level=0.95, method="wilson")
     return float(ci.low), float(ci.high)
 
@@ -46,6 +47,8 @@ def bootstrap_mean(values: Sequence[float], seed: int = 0) -> tuple[float, float
     lo_obs, hi_obs = float(x.min()), float(x.max())
     if lo_obs == hi_obs:
         return lo_obs, hi_obs
+    from scipy import stats as _st  # here, not at import: scipy.stats costs more than a short run
+
     if n > BOOTSTRAP_LIMIT:
         mean = float(x.mean())
         half = float(_st.t.ppf(0.975, n - 1)) * float(x.std(ddof=1)) / math.sqrt(n)
