@@ -32,7 +32,8 @@ COMMANDS = {
 #: importing them (``tests/core/test_cli_startup.py`` checks it against each command's own help)
 SUMMARIES = {
     "eval": "Run TASKS (ids, aliases or groups) and record every episode.",
-    "list": "List the tasks: the id first, then suite, default episodes, parameters and description.",
+    "list": "List tasks and groups: id, episodes, one-line description, then parameters with their defaults.",
+    "describe": "Describe TASK (an id, alias or group): full description, parameters with types and defaults.",
     "report": "Summarize one or more RUN directories (never re-runs anything).",
     "compare": "Compare RUN_B against RUN_A, pairing episodes by (task, episode seed).",
     "view": "Write a static site (works from file://, no network) for RUNS and print the page to open.",
