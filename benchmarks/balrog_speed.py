@@ -8,11 +8,13 @@ the treasure hunter (level 30, the slowest) only with ``--treasure-hunter``.
 """
 
 import argparse
+import statistics
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from common import interleaved, machine_note, spread
 
 from playbench.suites.balrog.babyai.game import BabyAIGame
 from playbench.suites.balrog.babyai.levels import KINDS, MixedTrainLocal
@@ -79,27 +81,33 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--tw-steps", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved samples per figure")
     parser.add_argument("--treasure-hunter", action="store_true")
     args = parser.parse_args()
-
-    print("BabyAI-Text (random actions, text mode)")
-    print(f"{'task':<20}{'Game steps/s':>14}{'raw env steps/s':>18}")
+    print(machine_note())
+    print(f"BabyAI-Text (random actions, text mode), {args.repeat} interleaved samples: min / median / max steps/s "
+          "(wall) and median CPU ms per step. No goal is set.")
     for kind in KINDS:
-        print(f"{kind:<20}{babyai_game(kind, args.steps):>14.0f}{babyai_raw(kind, args.steps):>18.0f}")
+        rows = interleaved({"Game": lambda kind=kind: babyai_game(kind, args.steps),
+                            "raw env": lambda kind=kind: babyai_raw(kind, args.steps)}, args.repeat)
+        print(f"{kind:<20}" + "; ".join(
+            f"{name} {spread(r.results, digits=0)} (CPU {statistics.median(r.cpu) / args.steps * 1e3:.3f} ms)"
+            for name, r in rows.items()))
 
     tasks = ["coin_collector", "the_cooking_game"] + (["treasure_hunter"] if args.treasure_hunter else [])
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        print("\nTextWorld generation (one game, child process, Inform 7 compile included)")
+        print("\nTextWorld generation (one game, child process, Inform 7 compile included; one sample each)")
         for task in tasks:
             t0 = time.perf_counter()
             entry = ensure(balrog_specs(task)[:1], root, show_progress=False)[0]
-            print(f"{task:<20}{time.perf_counter() - t0:>8.1f} s   {entry['command']}")
-        print("\nTextWorld (walkthrough then 'look', text mode)")
-        print(f"{'task':<20}{'Game steps/s':>14}{'raw env steps/s':>18}")
+            print(f"{task:<20}{time.perf_counter() - t0:>8.1f} s wall   {entry['command']}")
+        print(f"\nTextWorld (walkthrough then 'look', text mode), {args.repeat} samples: min / median / max steps/s")
         for task in tasks:
-            ours, raw = textworld_rates(task, root, args.tw_steps)
-            print(f"{task:<20}{ours:>14.1f}{raw:>18.1f}")
+            samples = interleaved({"rates": lambda task=task: textworld_rates(task, root, args.tw_steps)},
+                                  args.repeat)["rates"]
+            print(f"{task:<20}Game {spread([r[0] for r in samples.results], digits=1)}; "
+                  f"raw env {spread([r[1] for r in samples.results], digits=1)}")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,58 @@
-"""Shared pieces of the benchmark scripts."""
+"""Shared pieces of the benchmark scripts.
 
+Every script times its variants ``repeats`` times, interleaved (A B C, A B C, …: a burst of load from
+other processes hits every variant alike), keeps CPU (``process_time``, every thread of this process)
+and wall time of each sample, and prints min / median / max of both with the goal beside the figure.
+A script that cannot find a data set says so on its first line.
+"""
+
+import statistics
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from playbench.core.game import Game
+
+
+@dataclass
+class Samples:
+    """The samples of one variant: wall and CPU seconds, and whatever each call returned."""
+
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    results: list[Any] = field(default_factory=list)
+
+
+def interleaved(variants: dict[str, Callable[[], Any]], repeats: int) -> dict[str, Samples]:
+    """Call every variant ``repeats`` times, round-robin; wall and CPU seconds of each call."""
+    out = {name: Samples() for name in variants}
+    for _ in range(repeats):
+        for name, fn in variants.items():
+            w0, c0 = time.perf_counter(), time.process_time()
+            result = fn()
+            out[name].cpu.append(time.process_time() - c0)
+            out[name].wall.append(time.perf_counter() - w0)
+            out[name].results.append(result)
+    return out
+
+
+def spread(values: list[float], scale: float = 1.0, digits: int = 3) -> str:
+    """``min / median / max`` of ``values`` times ``scale``."""
+    v = [x * scale for x in values]
+    return f"{min(v):.{digits}f} / {statistics.median(v):.{digits}f} / {max(v):.{digits}f}"
+
+
+def machine_note() -> str:
+    """One line on where the figures were measured (CPU count and load), for the docs' "measured on …"."""
+    import os
+    import platform
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"measured on {platform.node()} ({os.cpu_count()} CPUs, load average {load:.1f}), Python "
+            f"{platform.python_version()}; figures are min / median / max over interleaved repetitions")
 
 
 def game_steps_per_second(game: Game, steps: int) -> float:

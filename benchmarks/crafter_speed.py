@@ -8,7 +8,10 @@ Prints steps per second for the same seeded action sequence in
 * ``game text-only``: ``smartplay/crafter`` and ``balrog/crafter/default`` Game.step, i.e. engine plus
   the text descriptor,
 
-and the world-generation time per reset, stock vs playbench (same worlds). Usage::
+and the world-generation time per reset, stock vs playbench (same worlds). Every row is sampled
+``--repeat`` times, interleaved with the others (a burst of load hits every row alike), and printed as
+min / median / max; the speed-up is taken against the stock sample of the same round. No goal is set for
+these rows: they compare engines, they do not gate anything. Usage::
 
     python benchmarks/crafter_speed.py [--steps 2000] [--resets 3]
 """
@@ -26,6 +29,8 @@ import numpy as np
 os.environ.setdefault("PLAYBENCH_CRAFTER_WORLDS", tempfile.mkdtemp(prefix="crafter-worlds-"))
 with contextlib.redirect_stderr(io.StringIO()):  # gym's unmaintained-package banner
     import crafter
+
+from common import interleaved, machine_note, spread
 
 from playbench.suites.balrog.crafter.game import BalrogCrafter
 from playbench.suites.balrog.crafter.params import BalrogCrafterParams
@@ -62,49 +67,58 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--resets", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved samples per row")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    print(machine_note())
     actions = np.random.default_rng(0).integers(0, 17, args.steps)
-
-    rows: list[tuple[str, float]] = []
     stock = crafter.Env(seed=args.seed)
     stock.reset()
-    rows.append(("stock crafter.Env (rendering 64x64)", _rate(stock.step, actions)))
-    for render in (True, False):
-        engine = CrafterEngine(seed=args.seed, render_images=render)
+    engines = {render: CrafterEngine(seed=args.seed, render_images=render) for render in (True, False)}
+    for engine in engines.values():
         engine.reset()
-        rows.append((f"playbench engine ({'rendering' if render else 'text-only'})", _rate(engine.step, actions)))
     game = SmartPlayCrafter(SmartPlayCrafterParams(max_steps=10**9))
-    rows.append(("smartplay/crafter Game.step (text-only + descriptor)", _game_rate(game, actions, args.seed)))
     balrog = BalrogCrafter(BalrogCrafterParams(max_steps=10**9))
-    rows.append(("balrog/crafter/default Game.step (text-only)", _game_rate(balrog, actions, args.seed)))
-
-    base = rows[0][1]
-    print(f"Crafter steps per second over {args.steps} random steps (seed {args.seed})")
-    for name, rate in rows:
-        print(f"  {name:<55} {rate:8.0f} steps/s   x{rate / base:4.1f} vs stock")
-
+    rows = interleaved({
+        "stock crafter.Env (rendering 64x64)": lambda: _rate(stock.step, actions),
+        "playbench engine (rendering)": lambda: _rate(engines[True].step, actions),
+        "playbench engine (text-only)": lambda: _rate(engines[False].step, actions),
+        "smartplay/crafter Game.step (text-only + descriptor)": lambda: _game_rate(game, actions, args.seed),
+        "balrog/crafter/default Game.step (text-only)": lambda: _game_rate(balrog, actions, args.seed),
+    }, args.repeat)
+    base = rows["stock crafter.Env (rendering 64x64)"].results
+    print(f"Crafter steps per second over {args.steps} random steps (seed {args.seed}), {args.repeat} interleaved "
+          "samples per row: min / median / max of steps/s (wall), of CPU ms per step, and of the speed-up over the "
+          "stock sample taken in the same round")
+    for name, samples in rows.items():
+        cpu_ms = [c / args.steps for c in samples.cpu]
+        ratio = [r / b for r, b in zip(samples.results, base, strict=True)]
+        print(f"  {name:<53} {spread(samples.results, digits=0):>20} steps/s   CPU {spread(cpu_ms, 1e3)} ms/step   "
+              f"x{spread(ratio, digits=1)}")
     times: dict[str, list[float]] = {"stock": [], "fast": [], "store": [], "disk": [], "memory": []}
+    cpus: dict[str, list[float]] = {name: [] for name in times}
     for k in range(args.resets):
         seed = args.seed + 1000 + k  # worlds not generated above
         env = crafter.Env(seed=seed)
-        start = time.perf_counter()
+        start, c0 = time.perf_counter(), time.process_time()
         env.reset()
         times["stock"].append(time.perf_counter() - start)
+        cpus["stock"].append(time.process_time() - c0)
         for name, cache in (("fast", False), ("store", True), ("disk", True), ("memory", True)):
             if name == "disk":
                 worldcache.clear_memory()
             engine = CrafterEngine(seed=seed, render_images=False, world_cache=cache)
-            start = time.perf_counter()
+            start, c0 = time.perf_counter(), time.process_time()
             engine.reset()
             times[name].append(time.perf_counter() - start)
+            cpus[name].append(time.process_time() - c0)
         worldcache.clear_memory()
-    mean = {name: statistics.mean(values) for name, values in times.items()}
-    print(f"World generation per reset (mean of {args.resets} new worlds):")
-    print(f"  stock crafter                         {mean['stock']:.3f} s")
-    print(f"  playbench, generated (fastgen)        {mean['fast']:.3f} s   x{mean['stock'] / mean['fast']:.1f}")
-    print(f"  playbench, cached world (disk)        {mean['disk']:.3f} s   x{mean['stock'] / mean['disk']:.0f}")
-    print(f"  playbench, cached world (memory)      {mean['memory']:.3f} s   x{mean['stock'] / mean['memory']:.0f}")
+    print(f"World generation per reset ({args.resets} new worlds, interleaved): min / median / max, wall and CPU s")
+    labels = {"stock": "stock crafter", "fast": "playbench, generated (fastgen)", "disk": "playbench, cached world (disk)",
+              "memory": "playbench, cached world (memory)"}
+    for name, label in labels.items():
+        print(f"  {label:<36} wall {spread(times[name])} s   CPU {spread(cpus[name])} s   "
+              f"x{statistics.median(times['stock']) / statistics.median(times[name]):.1f} (medians, wall)")
 
 
 if __name__ == "__main__":

@@ -6,19 +6,20 @@ Both sides get the same mazes (the official samples found in DATA_DIR plus 20 pr
 same path multiset (checked below, outside the timings: every (S, D) pair, simple node paths expanded over
 parallel edges). The baseline is the issue's: ``all_simple_paths(G, S, D)`` for every ordered pair, as §4.5
 states the enumeration. networkx's multi-target mode (one call per source with a target set, the same trick the
-builder uses) is printed once for reference; against it the builder is only a few times faster. playbench's side does strictly more: it writes the complete ``all2all.jsonl`` and
+builder uses) is the second anchor; against it the builder is only a few times faster. playbench's side does strictly more: it writes the complete ``all2all.jsonl`` and
 ``all_pairs.jsonl`` texts (records, labels, SHA-256 ids, serialisation); networkx only yields node lists.
-Each side is sampled N times, alternating, and the best sample is kept (a playbench sample averages as many
-passes as make it last about as long as one networkx pass); CPU time (process_time) is printed next to wall time
-because the machine may be shared with other work.
+The three sides are sampled N times, interleaved; min / median / max of CPU (process_time) and wall time are
+printed, and the first line says whether the official mazes were found (without them only procedural mazes
+are timed, and the line says so).
 """
 
+import statistics
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
 import networkx as nx
+from common import interleaved, machine_note, spread
 
 from playbench.suites.mango.formats import open_data
 from playbench.suites.mango.procedural import MazeParams, generate
@@ -71,14 +72,6 @@ def _same_paths(edges: list[dict]) -> bool:
     return ours == theirs
 
 
-def _timed(fn, mazes, number: int = 1) -> tuple[float, float, int]:
-    """Wall and CPU seconds of one pass over every maze, averaged over ``number`` passes (like timeit)."""
-    w0, c0 = time.perf_counter(), time.process_time()
-    for _ in range(number):
-        n = fn(mazes)
-    return (time.perf_counter() - w0) / number, (time.process_time() - c0) / number, n
-
-
 def main() -> None:
     """Time both enumerations on the official sample mazes plus procedural ones."""
     args = sys.argv[1:]
@@ -88,33 +81,33 @@ def main() -> None:
         repeat = int(args[i + 1])
         del args[i : i + 2]
     root = Path(args[0]) if args else Path(__file__).resolve().parents[2] / "shared" / "data" / "mango"
-    mazes = [(g.name, g.edges) for g in open_data(root)] if root.is_dir() else []
+    if root.is_dir():
+        mazes = [(g.name, g.edges) for g in open_data(root)]
+        print(f"data: {len(mazes)} official sample mazes from {root}, plus 20 procedural ones")
+    else:
+        mazes = []
+        print(f"DATA MISSING: no MANGO data directory at {root}; timing 20 procedural mazes only "
+              "(give DATA_DIR to include the official mazes)")
+    print(machine_note())
     mazes += [(f"proc{s}", generate(s, MazeParams(locations=12)).edges) for s in range(20)]
-
     assert all(_same_paths(edges) for _, edges in mazes), "path sets differ"
-    # each sample lasts about as long on both sides (playbench: several passes, averaged), so a burst of load from
-    # other processes hits both alike; the best sample of each side is kept
-    w_once = _timed(_ours, mazes)[0]
-    w_nx_once = _timed(_networkx, mazes)[0]
-    number = max(1, round(w_nx_once / max(w_once, 1e-6)))
-    best_ours = best_nx = (float("inf"), float("inf"), 0)
-    for _ in range(repeat):
-        best_ours = min(best_ours, _timed(_ours, mazes, number), key=lambda t: t[1])
-        best_nx = min(best_nx, _timed(_networkx, mazes), key=lambda t: t[1])
-    (w_ours, c_ours, ours), (w_nx, c_nx, theirs) = best_ours, best_nx
-    assert ours == theirs, (ours, theirs)
-    w_src, c_src, by_source = _timed(_networkx_per_source, mazes)
-    assert by_source == ours
-
-    print(f"mazes: {len(mazes)}, DF skeletons: playbench {ours}, networkx {theirs} (same path multiset: yes)")
-    print(f"best of {repeat} samples per side, alternating ({number} passes per playbench sample)   wall s    CPU s")
-    print(f"playbench skeletons (paths + records + ids + file text), per pass:               {w_ours:7.3f}  {c_ours:7.3f}")
-    print(f"networkx all_simple_paths (paths only), per pass:                                {w_nx:7.3f}  {c_nx:7.3f}")
-    print(f"speed-up: {w_nx / w_ours:.1f}x wall, {c_nx / c_ours:.1f}x CPU")
-    print(
-        f"(reference, once: networkx with a target set, one call per source: {w_src:.3f} s wall, {c_src:.3f} s CPU, "
-        f"{w_src / w_ours:.1f}x wall)"
-    )
+    samples = interleaved({
+        "playbench": lambda: _ours(mazes),
+        "networkx per pair": lambda: _networkx(mazes),
+        "networkx per source": lambda: _networkx_per_source(mazes),
+    }, repeat)
+    counts = {name: set(s.results) for name, s in samples.items()}
+    assert counts["playbench"] == counts["networkx per pair"] == counts["networkx per source"], counts
+    print(f"mazes: {len(mazes)}, DF skeletons: {samples['playbench'].results[0]} (same path multiset on every side)")
+    print(f"{repeat} interleaved samples per side, one pass over every maze each; min / median / max")
+    for name, s in samples.items():
+        print(f"  {name:<20} wall {spread(s.wall)} s   CPU {spread(s.cpu)} s")
+    ours = statistics.median(samples["playbench"].cpu)
+    for name in ("networkx per pair", "networkx per source"):
+        ratio = [theirs / mine for theirs, mine in zip(samples[name].cpu, samples["playbench"].cpu, strict=True)]
+        print(f"speed-up over {name}: CPU {spread(ratio, digits=1)}x (per-sample ratios; goal > 1: faster than "
+              f"networkx, which only yields node lists, while playbench writes whole files)")
+    print(f"(playbench median CPU per pass {ours:.3f} s)")
 
 
 if __name__ == "__main__":

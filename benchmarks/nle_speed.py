@@ -1,13 +1,17 @@
 """Steps per second of BALROG's NetHack/MiniHack through playbench's Game (text mode) beside the raw engine.
 
-Run: .venv/bin/python benchmarks/nle_speed.py [steps]
+Both sides are sampled ``repeat`` times, interleaved, and printed as min / median / max of steps/s (wall) with
+the CPU time of each sample (this process only: the Game runs NLE in a worker process, whose CPU is not
+counted). No goal is set: the figure shows what the Game adds to the engine.
+
+Run: .venv/bin/python benchmarks/nle_speed.py [steps] [repeat]
 """
 
 import sys
 import time
 
 import numpy as np
-from common import game_steps_per_second
+from common import game_steps_per_second, interleaved, machine_note, spread
 
 import playbench.suites.balrog.nle.tasks  # noqa: F401  (registers the tasks)
 from playbench.core.registry import get_task
@@ -44,13 +48,17 @@ def through_game(task_id: str, steps: int) -> float:
 def main() -> None:
     """Print steps/s for NetHackChallenge and MiniHack Corridor-R3."""
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    repeat = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    print(machine_note())
     for task_id, env_id in [
         ("balrog/nle/nethackchallenge", "NetHackChallenge-v0"),
         ("balrog/minihack/corridor-r3", "MiniHack-Corridor-R3-v0"),
     ]:
-        raw = raw_engine(env_id, steps)
-        game = through_game(task_id, steps)
-        print(f"{task_id:32s} raw engine {raw:8.0f} steps/s   playbench Game (text) {game:8.0f} steps/s")
+        rows = interleaved({"raw engine": lambda e=env_id: raw_engine(e, steps),
+                            "playbench Game (text)": lambda t=task_id: through_game(t, steps)}, repeat)
+        for name, samples in rows.items():
+            print(f"{task_id:32s} {name:<22} {spread(samples.results, digits=0)} steps/s   "
+                  f"CPU {spread(samples.cpu, digits=2)} s per {steps} steps (set-up included)")
 
 
 if __name__ == "__main__":

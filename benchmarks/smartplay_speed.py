@@ -4,7 +4,8 @@ Messenger: ``Game.step`` (engine tick, observation text, history) under a unifor
 Minecraft substitute: ``Game.step`` (turn tick, up to 50 move ticks, mob walk, observation with the 17×17
 lidar and the voxel cube) under the random policy and under the explorer (which keeps walking into new
 terrain), plus the share spent generating regions and the reset time. The spec's target is ≤ 5 ms per
-Minecraft step on one core. Wall and CPU time are both printed (they differ on a busy machine). Usage::
+Minecraft step on one core. Each measurement is sampled ``--repeat`` times, interleaved, and printed as
+min / median / max, with the CPU time of each sample (wall and CPU differ on a busy machine). Usage::
 
     python benchmarks/smartplay_speed.py [--episodes 200] [--mc-episodes 4]
 """
@@ -14,15 +15,20 @@ import statistics
 import time
 
 import numpy as np
+from common import interleaved, machine_note, spread
 
 from playbench.suites.smartplay.base import MessengerParams, SmartPlayParams
 from playbench.suites.smartplay.messenger.game import MessengerGame
 from playbench.suites.smartplay.voxel import world as world_mod
 from playbench.suites.smartplay.voxel.game import MinecraftGame
 
+GOAL_MC_MS = 5.0
 
-def messenger(episodes: int) -> None:
-    for level in (1, 2, 3):
+
+def messenger(episodes: int, levels: tuple[int, ...] = (1, 2, 3)) -> float:
+    """Wall seconds per Messenger step (the last level's), printed per level."""
+    per_step = 0.0
+    for level in levels:
         game = MessengerGame(MessengerParams(), level)
         steps, spent = 0, 0.0
         for seed in range(episodes):
@@ -36,10 +42,12 @@ def messenger(episodes: int) -> None:
                 spent += time.perf_counter() - t0
                 steps += 1
                 done = term or trunc
-        print(f"messenger L{level}: {spent / steps * 1e3:.3f} ms/step over {steps} steps")
+        per_step = spent / steps
+    return per_step
 
 
-def minecraft(episodes: int, policy: str) -> None:
+def minecraft(episodes: int, policy: str) -> float:
+    """Wall seconds per Minecraft-substitute step (mean), with the details printed."""
     gen = {"t": 0.0, "n": 0}
     original = world_mod.generate_region
 
@@ -79,6 +87,7 @@ def minecraft(episodes: int, policy: str) -> None:
               f"median {statistics.median(per_step) * 1e3:.2f}, p95 {per_step[int(0.95 * len(per_step))] * 1e3:.2f} "
               f"over {steps} steps; region generation {gen_in_steps / spent:.0%} of step time "
               f"({gen['t'] / max(gen['n'], 1) * 1e3:.1f} ms/region); reset {statistics.mean(resets) * 1e3:.0f} ms")
+        return spent / steps
     finally:
         world_mod.generate_region = original
 
@@ -87,10 +96,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--episodes", type=int, default=200)
     parser.add_argument("--mc-episodes", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved samples of each measurement")
     args = parser.parse_args()
-    messenger(args.episodes)
-    minecraft(args.mc_episodes, "random")
-    minecraft(args.mc_episodes, "oracle")
+    print(machine_note())
+    variants = {f"messenger L{level}": (lambda level=level: messenger(args.episodes, (level,))) for level in (1, 2, 3)}
+    variants["minecraft random"] = lambda: minecraft(args.mc_episodes, "random")
+    variants["minecraft oracle"] = lambda: minecraft(args.mc_episodes, "oracle")
+    rows = interleaved(variants, args.repeat)
+    print(f"ms per agent step (wall), {args.repeat} interleaved samples, min / median / max; goal for the Minecraft "
+          f"substitute <= {GOAL_MC_MS} ms on one core; CPU s per sample beside it")
+    for name, samples in rows.items():
+        goal = f" (goal <= {GOAL_MC_MS})" if name.startswith("minecraft") else ""
+        print(f"  {name:<18} {spread(samples.results, 1e3)} ms/step{goal}   CPU {spread(samples.cpu, digits=2)} s per sample")
 
 
 if __name__ == "__main__":

@@ -32,12 +32,17 @@ def stable_lines(run_dir: Path) -> list[str]:
 
 
 def stable_trajectories(run_dir: Path) -> dict[str, list[dict]]:
+    """The steps of each episode that counts (its last record), read through ``playbench.log``, as the
+    JSON lines the first layout held, without their volatile ``timing``; keyed ``task/index``."""
+    from playbench.log import read_run
+
+    log = read_run(run_dir)
     out = {}
-    for file in sorted((run_dir / "trajectories").rglob("*.jsonl")):
-        steps = [json.loads(line) for line in file.read_text().splitlines()]
+    for record in log.episodes():
+        steps = [json.loads(step.json_line()) for step in log.iter_trajectory(record)]
         for s in steps:
             s.pop("timing")
-        out[str(file.relative_to(run_dir))] = steps
+        out[f"{record.task}/{record.index:06d}"] = steps
     return out
 
 

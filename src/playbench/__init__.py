@@ -13,7 +13,7 @@ start-up) stays cheap.
 
 from typing import TYPE_CHECKING, Any
 
-from playbench.gymenvs import register_envs as _register_envs
+from playbench.gymenvs import register_when_imported as _register_envs
 
 __version__ = "0.1.0"
 
@@ -22,15 +22,17 @@ _LAZY = {
     "eval": ("playbench.api.evaluate", "evaluate"),
     "EvalResult": ("playbench.api.result", "EvalResult"),
     "RunInterrupted": ("playbench.api.result", "RunInterrupted"),
+    "merge": ("playbench.api.merge", "merge"),
     "read_run": ("playbench.log.read", "read_run"),
     "RunLog": ("playbench.log.read", "RunLog"),
     "PlaybenchError": ("playbench.core.errors", "PlaybenchError"),
 }
 
-__all__ = ["EvalResult", "PlaybenchError", "RunInterrupted", "RunLog", "__version__", "eval", "read_run"]
+__all__ = ["EvalResult", "PlaybenchError", "RunInterrupted", "RunLog", "__version__", "eval", "merge", "read_run"]
 
 if TYPE_CHECKING:
     from playbench.api.evaluate import evaluate as eval  # noqa: A004
+    from playbench.api.merge import merge
     from playbench.api.result import EvalResult, RunInterrupted
     from playbench.core.errors import PlaybenchError
     from playbench.log.read import RunLog, read_run
@@ -51,4 +53,4 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-_register_envs()  # gymnasium.make("playbench/…") works once playbench is imported
+_register_envs()  # gymnasium.make("playbench/…") works once playbench is imported (gymnasium is not imported here)

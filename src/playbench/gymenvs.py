@@ -4,11 +4,20 @@ The ids are registered when ``playbench`` is imported, from the fixed list below
 no suite and no engine: a task's suite (and its engine) is imported by ``make`` alone. gymnasium 1.x no
 longer loads plugins from entry points; ``gymnasium.make("playbench:playbench/…")`` imports playbench
 itself, so that form needs no other call.
+
+Importing gymnasium (and numpy under it) takes longer than the whole ``playbench --help``, so
+``import playbench`` does not: when gymnasium is already imported the ids are registered at once,
+otherwise the first ``import gymnasium`` registers them as it finishes (a finder on ``sys.meta_path``
+that wraps gymnasium's own loader and then steps aside).
 """
 
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
-import gymnasium
+if TYPE_CHECKING:
+    import importlib.machinery
+
+    import gymnasium
 
 NAMESPACE = "playbench"
 
@@ -105,7 +114,7 @@ def gym_id(task_id: str) -> str:
     return f"{NAMESPACE}/" + task_id.replace("/", ".") + "-v0"
 
 
-def make_env(task_id: str, index: int = 0, **params: Any) -> gymnasium.Env:
+def make_env(task_id: str, index: int = 0, **params: Any) -> "gymnasium.Env":
     """Build the Game of episode ``index`` of a task with ``key=value`` parameters (the gymnasium entry point)."""
     from playbench.core.registry import get_task  # the suites load here, not at registration
 
@@ -115,6 +124,8 @@ def make_env(task_id: str, index: int = 0, **params: Any) -> gymnasium.Env:
 
 def register_env(task_id: str) -> None:
     """Register one task's gymnasium id, unless it is already (cheap: no suite is imported)."""
+    import gymnasium
+
     gid = gym_id(task_id)
     if gid not in gymnasium.registry:
         gymnasium.register(id=gid, entry_point=f"{__name__}:make_env", kwargs={"task_id": task_id})
@@ -124,3 +135,47 @@ def register_envs() -> None:
     """Register every built-in task's gymnasium id."""
     for task_id in TASK_IDS:
         register_env(task_id)
+
+
+def register_when_imported() -> None:
+    """Register the ids now if gymnasium is imported, else as soon as it is (without importing it)."""
+    module = sys.modules.get("gymnasium")
+    if module is not None and hasattr(module, "registry"):
+        register_envs()
+    elif not any(isinstance(f, _OnGymnasiumImport) for f in sys.meta_path):
+        sys.meta_path.insert(0, _OnGymnasiumImport())
+
+
+class _OnGymnasiumImport:  # an importlib.abc.MetaPathFinder (importlib.abc itself costs 10 ms to import)
+    """Finds gymnasium with the finders after it, and registers the ids once its module has run."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> "importlib.machinery.ModuleSpec | None":
+        """Only for ``gymnasium``: its real spec, with a loader that registers the ids after loading it."""
+        if fullname != "gymnasium":
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)  # once only, and out of the way of the search below
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = _RegisteringLoader(spec.loader)  # type: ignore[assignment]
+        return spec
+
+
+class _RegisteringLoader:  # an importlib.abc.Loader
+    """gymnasium's own loader, then ``register_envs``."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:  # get_code, get_resource_reader …: gymnasium's loader answers
+        return getattr(self.inner, name)
+
+    def create_module(self, spec: "importlib.machinery.ModuleSpec") -> Any:
+        """As gymnasium's loader does."""
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        """Run gymnasium's ``__init__``, then register playbench's ids in its registry."""
+        self.inner.exec_module(module)
+        register_envs()

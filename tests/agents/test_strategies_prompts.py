@@ -241,7 +241,7 @@ def test_few_shot_needs_and_uses_demonstrations(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     params = get_agent("few-shot").params({"demos": str(tmp_path), "compat": "true"})
     preflight("few-shot", params, [task])
-    with pytest.raises(PlaybenchError, match="no ok episode"):
+    with pytest.raises(PlaybenchError, match="no demonstration for smartplay/rps-basic"):
         preflight("few-shot", params, [get_task("smartplay/rps-basic")])
     spec = get_agent("few-shot")
     model = create_model("mock/test")

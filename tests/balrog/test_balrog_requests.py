@@ -63,13 +63,36 @@ def _demos(case: dict, folder: Path) -> str:
     return str(folder)
 
 
-def _play(case: dict, strategy: str, compat: bool, tmp_path: Path) -> list[list[dict]]:
+def _records(case: dict, folder: Path) -> str:
+    """The demonstration as BALROG's own record: an ``.npz`` as balrog-demo's EpisodeRecorder saves it.
+
+    Transitions from the reset on (its action a zero placeholder), every observation field an array
+    (``text`` dicts as an object array, ``image`` None), then reward, terminated, truncated. Baba Is AI
+    draws from another task, so the record sits under another task too.
+    """
+    import numpy as np
+
+    steps = case["demo"]["steps"]
+    texts = [{"long_term_context": obs, "short_term_context": ""} for obs, _ in steps]
+    episode = {"action": np.array([""] + [action for _, action in steps[:-1]]), "text": np.array(texts),
+               "image": np.array([None] * len(steps)), "reward": np.zeros(len(steps)),
+               "terminated": np.zeros(len(steps), dtype=bool), "truncated": np.arange(len(steps)) == len(steps) - 1}
+    env = case["task"].split("/")[1]
+    tasks = [case["original_task"]] + (["env/make_win"] if env == "babaisai" else [])
+    for task in tasks:
+        target = folder / env / task / f"20241201T225823-seed{case['seed'] + 1000}-rew0.00-len{len(steps) - 1}.npz"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(target, **episode)
+    return str(folder)
+
+
+def _play(case: dict, strategy: str, compat: bool, tmp_path: Path, records: bool = False) -> list[list[dict]]:
     """The requests playbench sends for this case, one list of messages per step."""
     script = tmp_path / "answers.json"
     script.write_text(json.dumps(case["strategies"][strategy]["answers"]))
     agent_params: dict = {"compat": "true"} if compat else {}
     if strategy == "few-shot":
-        agent_params["demos"] = _demos(case, tmp_path / "demos")
+        agent_params["demos"] = _records(case, tmp_path / "records") if records else _demos(case, tmp_path / "demos")
     spec = get_agent(strategy)
     model = create_model("mock/facts", {"script": str(script)})
     task = get_task(case["task"])
@@ -115,6 +138,18 @@ def test_requests_equal_balrogs(env: str, strategy: str, mode: str, tmp_path: Pa
         assert [m["role"] for m in ours] == [m["role"] for m in theirs], step
         for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
             assert a["content"] == b["content"], f"step {step}, message {i}"
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_few_shot_reads_balrogs_records(env: str, tmp_path: Path, tw_cache: Path) -> None:
+    """Given the same demonstration as BALROG's own ``.npz`` record, few-shot sends BALROG's requests."""
+    case = _load(env)["modes"]["default"]
+    expected = case["strategies"]["few-shot"]["requests"]
+    if env == "nle":
+        legal = _legal(case)
+        expected = [[{**m, "content": _without_b9(m["content"], legal)} if i == 0 else m for i, m in enumerate(req)]
+                    for req in expected]
+    assert _play(case, "few-shot", False, tmp_path, records=True) == expected
 
 
 def test_feedback_is_in_the_facts() -> None:

@@ -72,8 +72,8 @@ def test_env_without_scored_episodes_is_flagged():
         console.print(item)
     text = console.export_text()
     assert "0.00" not in text and "Overall Average Progression: —" in text
-    row = next(line for line in text.splitlines() if line.startswith("│ TextWorld"))
-    assert [c.strip() for c in row.split("│")[2:5]] == ["—", "—", "—"]
+    row = next(line for line in text.splitlines() if line.strip().startswith("TextWorld"))
+    assert row.split()[1:6] == ["—", "—", "—", "—", "0/1"]
 
 
 def test_render_and_extras():
@@ -84,6 +84,10 @@ def test_render_and_extras():
         console.print(item)
     text = console.export_text()
     assert "BabyAI" in text and "50.00 ± 25.00" in text and "Overall Average Progression: 50.00% ± 25.00%" in text
+    # 2 of 4 successes: the Wilson interval, in percent, inside 0-100
+    assert out["envs"]["babyai"]["ci_method"] == "wilson" and "15.0–85.0" in text
+    lo, hi = out["overall"]["ci95"]
+    assert 0.0 <= lo < 50.0 < hi <= 100.0
     assert summary.task_extras(tid, [rec(tid, 0, 1.0)])["balrog"]["progression_percentage"] == 100.0
     assert summary.summarize({}, {}) is None
 

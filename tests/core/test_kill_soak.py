@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from helpers import PLAYBENCH, only_run_dir, run_cli, wait_for_episodes
+from helpers import PLAYBENCH, only_run_dir, run_cli, stable_trajectories, wait_for_episodes
 from playbench.models.fakeserver import FakeServer
 
 ENV = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}
@@ -32,13 +32,10 @@ def _comparable(run: Path) -> tuple[list[str], dict[str, Any]]:
         row.pop("timing")
         row["usage"] = {k: v for k, v in row["usage"].items() if k not in ATTEMPT_KEYS}
         lines.append(json.dumps(row, sort_keys=True))
-    trajectories = {}
-    for file in sorted((run / "trajectories").rglob("*.jsonl")):
-        steps = [json.loads(x) for x in file.read_text().splitlines()]
+    trajectories = stable_trajectories(run)  # read back through playbench.log, as the first layout's lines
+    for steps in trajectories.values():
         for step in steps:
-            step.pop("timing")
             step["usage"] = {k: v for k, v in (step.get("usage") or {}).items() if k not in ATTEMPT_KEYS}
-        trajectories[str(file.relative_to(run))] = steps
     return lines, trajectories
 
 

@@ -5,6 +5,10 @@ before ``playbench.log`` existed). Each holds the run's ``episodes.jsonl`` lines
 exactly as written, with only the volatile ``timing`` object cut out of each line (it is the last field
 of both record kinds), so key order, float formatting and every other byte are compared.
 
+Since then steps live in compact shards (``playbench.log.shard``): a trajectory is read back through
+``read_run`` and compared as the line the first layout held (``StepRecord.json_line()``), and an episode
+line's ``trajectory`` (the name of where its steps live) is compared as the first layout's file name.
+
 Regenerate (only when a record format change is intended):
 ``PYTHONPATH=src python tests/core/test_records_golden.py``
 """
@@ -19,6 +23,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from helpers import only_run_dir, run_cli  # noqa: E402
+from playbench.log import read_run, trajectory_path  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
 
@@ -38,13 +43,23 @@ def _stable(line: bytes) -> str:
     return cut.decode()
 
 
+def _first_layout_name(line: str) -> str:
+    row = json.loads(line)
+    now = json.dumps(row["trajectory"])
+    assert line.count(f'"trajectory":{now}') == 1
+    return line.replace(f'"trajectory":{now}', f'"trajectory":{json.dumps(trajectory_path(row["task"], row["index"]))}')
+
+
 def stable_records(run_dir: Path) -> dict:
-    """The run's lines without ``timing``: episodes sorted by (task, index) (workers finish in any order)."""
+    """The run's lines without ``timing``: episodes sorted by (task, index) (workers finish in any order),
+    and each episode's steps read back through ``read_run``."""
     lines = [ln for ln in (run_dir / "episodes.jsonl").read_bytes().split(b"\n") if ln]
-    episodes = sorted((_stable(ln) for ln in lines), key=lambda s: (json.loads(s)["task"], json.loads(s)["index"]))
+    episodes = sorted((_first_layout_name(_stable(ln)) for ln in lines),
+                      key=lambda s: (json.loads(s)["task"], json.loads(s)["index"]))
+    log = read_run(run_dir)
     trajectories = {
-        str(f.relative_to(run_dir)): [_stable(ln) for ln in f.read_bytes().split(b"\n") if ln]
-        for f in sorted((run_dir / "trajectories").rglob("*.jsonl"))
+        trajectory_path(rec.task, rec.index): [_stable(step.json_line()[:-1]) for step in log.iter_trajectory(rec)]
+        for rec in log.episodes()
     }
     return {"episodes": episodes, "trajectories": trajectories}
 
@@ -72,8 +87,9 @@ def test_only_timing_is_cut(tmp_path: Path) -> None:
     done = run_cli("eval", *CASES["hanoi3-random"], "--quiet", "--log-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
     run_dir = only_run_dir(tmp_path)
-    files = [run_dir / "episodes.jsonl", *sorted((run_dir / "trajectories").rglob("*.jsonl"))]
-    lines = [ln for f in files for ln in f.read_bytes().split(b"\n") if ln]
+    log = read_run(run_dir)
+    lines = [ln for ln in (run_dir / "episodes.jsonl").read_bytes().split(b"\n") if ln]
+    lines += [step.json_line()[:-1] for rec in log.episodes() for step in log.iter_trajectory(rec)]
     assert len(lines) > 3
     for line in lines:
         whole = json.loads(line)

@@ -1,8 +1,6 @@
 """Viewer pictures of GRASP episodes: valid SVG, the executed path drawn, deterministic, hostile text escaped."""
 
-import base64
 import json
-import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -11,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from playbench.core.records import EpisodeRecord, StepRecord
+from playbench.report.viewer_data import read_shard
 from playbench.suites.grasp.game import GraspGame, GraspInteractiveGame
 from playbench.suites.grasp.grid import Constraints, Grid
 from playbench.suites.grasp.official import FILE_NAMES
@@ -185,11 +184,10 @@ def test_eval_then_view_writes_svg_pictures(tmp_path: Path):
     site = tmp_path / "site"
     proc = subprocess.run([*cmd, "view", str(run), "-o", str(site)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    files = sorted(site.rglob("ep/grasp/energy/*.js"))
-    assert len(files) == 2
-    for f in files:
-        m = re.search(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", f.read_text())
-        assert m, f
-        texts = _texts(_root(base64.b64decode(m.group(1)).decode()))
+    episodes = [e for f in sorted(site.glob("data/r0/s*.js")) for e in read_shard(f)]
+    assert [e["record"]["task"] for e in episodes] == ["grasp/energy"] * 2
+    for e in episodes:
+        assert e["picture"] and e["picture"].startswith("<svg")
+        texts = _texts(_root(e["picture"]))
         assert any(t.startswith("GRASP generated (seed ") for t in texts)
         assert any(t.startswith("executed ") for t in texts)

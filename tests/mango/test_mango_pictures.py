@@ -1,7 +1,5 @@
 """Viewer pictures of MANGO episodes: valid SVG, the asked route highlighted, hostile text escaped, end to end."""
 
-import base64
-import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -10,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from playbench.core.records import EpisodeRecord, StepRecord
+from playbench.report.viewer_data import read_shard
 from playbench.suites.mango.formats import open_data
 from playbench.suites.mango.game import MangoGame, MangoParams
 from playbench.suites.mango.maze import edge_record
@@ -119,10 +118,9 @@ def test_eval_then_view_writes_svg_pictures(tmp_path: Path):
     site = tmp_path / "site"
     proc = subprocess.run([*cmd, "view", str(run), "-o", str(site)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    files = sorted(site.rglob("ep/mango/rf/*.js"))
-    assert len(files) == 2
-    for f in files:
-        m = re.search(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", f.read_text())
-        assert m, f
-        texts = _texts(base64.b64decode(m.group(1)).decode())
+    episodes = [e for f in sorted(site.glob("data/r0/s*.js")) for e in read_shard(f)]
+    assert [e["record"]["task"] for e in episodes] == ["mango/rf"] * 2
+    for e in episodes:
+        assert e["picture"] and e["picture"].startswith("<svg")
+        texts = _texts(e["picture"])
         assert any(t.startswith("RF: from ") for t in texts)

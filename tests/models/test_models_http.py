@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from helpers import stable_trajectories
 from playbench.cli.eval_cmd import command as eval_command
+from playbench.log import read_run
 from playbench.log.store import RunStore
 from playbench.models.fakeserver import FakeServer
 from playbench.report.build import build_report
@@ -51,10 +53,8 @@ def episodes_of(run: Path) -> list[dict]:
 
 
 def steps_of(run: Path) -> list[dict]:
-    out = []
-    for file in sorted((run / "trajectories").rglob("*.jsonl")):
-        out += [json.loads(line) for line in file.read_text().splitlines()]
-    return out
+    log = read_run(run)
+    return [json.loads(step.json_line()) for record in log.episodes() for step in log.iter_trajectory(record)]
 
 
 PROVIDERS = [("openai", "/v1"), ("anthropic", ""), ("google", "")]
@@ -139,10 +139,7 @@ def test_kill_9_then_resume_matches_uninterrupted_run(tmp_path: Path) -> None:
     full_run = run_dir_of(tmp_path / "full")
     assert _strip(episodes_of(killed)) == _strip(episodes_of(full_run))
     assert len(episodes_of(killed)) == 8
-    for a, b in zip(sorted((killed / "trajectories").rglob("*.jsonl")), sorted((full_run / "trajectories").rglob("*.jsonl")),
-                    strict=True):
-        assert _strip([json.loads(x) for x in a.read_text().splitlines()]) == \
-            _strip([json.loads(x) for x in b.read_text().splitlines()])
+    assert stable_trajectories(killed) == stable_trajectories(full_run)
 
 
 def test_api_key_never_written(tmp_path: Path) -> None:

@@ -17,8 +17,10 @@ def test_summary_matches_scipy():
     s = summarize(values)
     assert s["mean"] == pytest.approx(np.mean(values))
     assert s["stderr"] == pytest.approx(stats.sem(values))
-    lo, hi = stats.t.interval(0.95, len(values) - 1, loc=np.mean(values), scale=stats.sem(values))
-    assert s["ci95"] == pytest.approx([lo, hi])
+    boot = stats.bootstrap((np.asarray(values),), np.mean, n_resamples=2000, method="percentile",
+                           random_state=np.random.default_rng(0))
+    assert s["ci95"] == pytest.approx([boot.confidence_interval.low, boot.confidence_interval.high])
+    assert s["ci_method"] == "bootstrap"
     assert summarize([])["mean"] is None and summarize([2.0])["stderr"] is None
 
 

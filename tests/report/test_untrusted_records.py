@@ -14,6 +14,8 @@ import pytest
 from PIL import Image
 
 from helpers import only_run_dir, run_cli
+from playbench.core.records import EpisodeRecord
+from playbench.log import read_run
 from playbench.report.inert import inert_text
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -36,7 +38,17 @@ def write_rows(run: Path, records: list[dict[str, Any]]) -> None:
 
 
 def steps_of(run: Path, record: dict[str, Any]) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (run / record["trajectory"]).read_text().splitlines()]
+    """The record's steps, read through ``playbench.log`` (shards or files), as JSON objects."""
+    log = read_run(run)
+    return [json.loads(s.json_line()) for s in log.read_trajectory(EpisodeRecord.model_validate(record))]
+
+
+def put_steps(run: Path, record: dict[str, Any], steps: list[dict[str, Any]]) -> None:
+    """Write edited steps as a file of their own (the first layout, still read) and point the record at it."""
+    relative = f"trajectories/edited/{record['index']:06d}.jsonl"
+    (run / relative).parent.mkdir(parents=True, exist_ok=True)
+    (run / relative).write_text("".join(json.dumps(s) + "\n" for s in steps))
+    record["trajectory"] = relative
 
 
 def files_under(root: Path, skip: Path | None = None) -> set[Path]:
@@ -106,7 +118,7 @@ def escaping_run(base_run, tmp_path) -> dict[str, Path]:
     framed = steps_of(run, records[4])
     framed[0]["frame"] = "../../secret.png"
     framed[1]["frame"] = str(picture)
-    (run / records[4]["trajectory"]).write_text("".join(json.dumps(s) + "\n" for s in framed))
+    put_steps(run, records[4], framed)
     write_rows(run, records)
     return {"box": box, "run": run, "site": box / "site"}
 
@@ -125,7 +137,7 @@ def test_view_writes_only_its_folder_and_reads_only_the_run(escaping_run, browse
 
     page, errors, _ = open_page(browser, (site / "index.html").as_uri())
     page.wait_for_selector("#episodes-0 table tr td a")
-    assert "../../../../escaped" in page.locator("#run-0 table").first.inner_text()
+    assert "../../../../escaped" in page.locator("#run-0 table.tasks").inner_text()
     assert page.locator("#run-0 .problems li").count() == 5
     # the episodes whose trajectory lies outside: an error line, no steps, no secret
     for index in (1, 2, 3):
@@ -193,7 +205,7 @@ def hostile_run(base_run, tmp_path_factory) -> Path:
         s["raw_output"] = HOSTILE_OUTPUTS[i % len(HOSTILE_OUTPUTS)]
         s["observation"] = HOSTILE_OUTPUTS[(i + 1) % len(HOSTILE_OUTPUTS)] + "\n" + s["observation"]
     steps[-1]["raw_output"] = "W" * BIG
-    (run / records[0]["trajectory"]).write_text("".join(json.dumps(s) + "\n" for s in steps))
+    put_steps(run, records[0], steps)
     write_rows(run, records)
     return run
 
@@ -208,6 +220,7 @@ def test_hostile_text_is_inert_in_the_terminal(hostile_run, tmp_path):
     assert res.returncode == 0, res.stderr
     assert_inert(res.stdout + res.stderr)
     # shown literally: the escape as ␛, the markup and HTML as typed
+    # (an id with control characters is shown whole, never split into a suite header and a name)
     assert "smartplay/\u241b[31mred\u241b[0m[/x][bold]<script>" in res.stdout
     assert "mock/\u241b]0;pwned\u2407[/x]" in res.stdout and ":smile:" in res.stdout
     data = json.loads(run_cli("report", str(hostile_run), "--json").stdout)
@@ -236,11 +249,15 @@ def test_hostile_text_is_inert_in_the_viewer(hostile_run, tmp_path, browser):
     assert "episode.html#r=0&t=smartplay%2F%1B%5B31m" in page.url
     heading = page.locator("h2").first.inner_text()
     assert heading.startswith("smartplay/\u241b[31mred\u241b[0m[/x][bold]<script>window.pwned='task'</script>\u2400")
-    text = page.locator("#episode").inner_text()
+    text = ""
+    for _ in range(3):  # the step navigator shows one step at a time: walk through the first three
+        text += page.locator("#episode").inner_text()
+        page.keyboard.press("ArrowRight")
     for shown in ("\u241b[2J\u241b[31mred alert\u241b[0m [/x] [bold]bold?[/bold]",
                   "<script>window.pwned = 'raw'</script><img src=x onerror=",
                   "NUL\u2400byte, bell\u2407, CSI\\x9b, U+FFFD \ufffd, </script><script>document.title='pwned'</script>"):
         assert shown in text
+    page.keyboard.press("End")  # the last step's answer is the 10 MB one
     sizes = page.evaluate("Array.from(document.querySelectorAll('pre')).map(p => p.textContent.length)")
     assert max(sizes) == BIG  # the whole answer is there, in a scrolling box
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # and the page keeps its width
@@ -316,7 +333,7 @@ def test_partial_run_says_n_of_m_scheduled(partial_run, base_run, tmp_path, brow
     page, errors, _ = open_page(browser, (site / "index.html").as_uri())
     page.wait_for_selector("#episodes-0 table tr td a")
     assert "3 of 5 scheduled" in page.locator("#run-0 .coverage").inner_text()
-    assert "3 of 5" in page.locator("#run-0 table").first.inner_text()
+    assert "3 of 5" in page.locator("#run-0 table.tasks").inner_text()
     page.select_option("#episodes-0 select >> nth=1", "game-error")
     assert page.locator("#episodes-0 table tr").count() == 1 + 1
     assert not errors, errors

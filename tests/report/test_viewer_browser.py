@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers import only_run_dir, run_cli
+from playbench.log import read_run
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 HOSTILE = [
@@ -19,13 +20,19 @@ HOSTILE = [
 
 def plant_hostile_outputs(run_dir: Path) -> None:
     """Rewrite the first episode's raw outputs as a hostile model would have written them."""
-    first = json.loads((run_dir / "episodes.jsonl").read_text().splitlines()[0])
-    traj = run_dir / first["trajectory"]
-    steps = [json.loads(x) for x in traj.read_text().splitlines()]
+    lines = (run_dir / "episodes.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    log_run = read_run(run_dir)
+    record = next(r for r in log_run.read_episodes() if (r.task, r.index) == (first["task"], first["index"]))
+    steps = [json.loads(s.json_line()) for s in log_run.read_trajectory(record)]
     for i, step in enumerate(steps):
         step["raw_output"] = HOSTILE[i % len(HOSTILE)]
         step["observation"] = HOSTILE[(i + 1) % len(HOSTILE)] + "\n" + step["observation"]
-    traj.write_text("".join(json.dumps(s) + "\n" for s in steps))
+    # the edited steps go to a file of their own (the first layout, still read) that the record names
+    first["trajectory"] = f"trajectories/edited/{first['index']:06d}.jsonl"
+    (run_dir / first["trajectory"]).parent.mkdir(parents=True, exist_ok=True)
+    (run_dir / first["trajectory"]).write_text("".join(json.dumps(s) + "\n" for s in steps))
+    (run_dir / "episodes.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +60,7 @@ def test_viewer_renders_and_never_runs_model_text(site):
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(site.as_uri())
         page.wait_for_selector("#episodes-0 table tr td a")
-        assert page.locator("#run-0 table").first.inner_text().count("smartplay/") >= 2
+        assert page.locator("#run-0 table.tasks").inner_text().count("smartplay/") >= 2
         # filters: only hanoi episodes
         page.select_option("#episodes-0 select >> nth=0", "smartplay/hanoi-3")
         assert page.locator("#episodes-0 table tr").count() == 1 + 5
@@ -64,7 +71,7 @@ def test_viewer_renders_and_never_runs_model_text(site):
         assert page.locator(".step").count() >= 1
         text = page.locator("#episode").inner_text()
         assert "<script>window.__pwned = 'script'</script>" in text
-        assert page.locator("img.picture").count() >= 1  # the Hanoi rods
+        assert page.locator(".step svg.hanoi rect.disk").count() == 3  # the Hanoi rods, drawn from the text
         assert page.locator("#episode a").count() == 0  # the hostile link is text, not a link
         page.wait_for_timeout(300)
         assert page.evaluate("typeof window.__pwned") == "undefined"
@@ -86,15 +93,19 @@ def test_viewer_shows_the_frames_a_vlm_saw(tmp_path):
                   "--quiet")
     assert res.returncode == 0, res.stderr
     run_dir = only_run_dir(log)
-    first = json.loads((run_dir / "trajectories/balrog/babaisai/goto_win/000000.jsonl").read_text().splitlines()[0])
+    log_run = read_run(run_dir)
+    first = log_run.read_trajectory(log_run.episodes()[0])[0].model_dump()
     assert first["frame"] == "trajectories/balrog/babaisai/goto_win/000000/00000.png"
     index = Path(run_cli("view", str(run_dir), "--output", str(tmp_path / "site")).stdout.strip())
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page()
         page.goto(index.with_name("episode.html").as_uri() + "#r=0&t=balrog%2Fbabaisai%2Fgoto_win&i=0")
-        page.wait_for_selector(".step img.picture")
-        page.wait_for_function("Array.from(document.images).every(i => i.complete)")
-        widths = page.evaluate("Array.from(document.querySelectorAll('.step img.picture')).map(i => i.naturalWidth)")
-        assert widths and all(w == 256 for w in widths)
+        widths = []
+        for _ in range(3):  # the frame of each step, one step at a time
+            page.wait_for_selector(".step img.picture")
+            page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+            widths += page.evaluate("Array.from(document.querySelectorAll('.step img.picture')).map(i => i.naturalWidth)")
+            page.keyboard.press("ArrowRight")
+        assert len(widths) == 3 and all(w == 256 for w in widths)
         browser.close()

@@ -136,7 +136,13 @@ def test_summary_is_a_pure_function_of_records():
     assert crafter["normalized"]["kind"] == "human" and "crafter_score" in crafter
     assert len(summary.render(out)) >= 3
     extras = summary.task_extras("smartplay/messenger-3", by_task["smartplay/messenger-3"])
-    assert extras["normalized"] == {"value": 0.75, "kind": "range"} and extras["picked_message"] == 0.5
+    assert {k: extras["normalized"][k] for k in ("value", "kind")} == {"value": 0.75, "kind": "range"}
+    assert extras["picked_message"] == 0.5
+    # episodes scored 1 and 0 on a 0..1 range: SE 0.5/sqrt(2) / range, interval inside the observed values
+    assert extras["normalized"]["stderr"] == pytest.approx(0.25) and extras["normalized"]["ci95"] == [0.5, 1.0]
+    assert out["normalized_stderr"]["smartplay/messenger-3"] == pytest.approx(0.25)
+    assert out["normalized_stderr"]["smartplay/crafter"] is None  # one episode: no standard error
+    assert all(v is None for v in out["capabilities_stderr"].values())
     alone = summary.summarize({"smartplay/bandit-highlow": [_record("smartplay/bandit-highlow", 0, 45)]}, {})
     assert sum(v is None for v in alone["capabilities"].values()) == 6
     assert set(alone["capability_reasons"]) == {c for c, v in alone["capabilities"].items() if v is None}
@@ -154,7 +160,9 @@ def test_cli_report_json_carries_the_smartplay_block(tmp_path):
     block = report["smartplay"]
     assert block["normalized"]["smartplay/messenger-1"] == 1.0
     assert set(block["capabilities"]) == set(CAPABILITIES)
-    assert report["tasks"]["smartplay/messenger-1"]["normalized"] == {"value": 1.0, "kind": "human"}
+    normalized = report["tasks"]["smartplay/messenger-1"]["normalized"]
+    assert (normalized["value"], normalized["kind"], normalized["stderr"]) == (1.0, "human", 0.0)
+    assert block["capabilities_stderr"]["Learning from Interactions"] is not None
     text = subprocess.run([str(exe), "report", str(run)], check=True, capture_output=True, text=True, env=env,
                           timeout=120).stdout
     assert "Table 2" in text and "Learning from Interactions" in text

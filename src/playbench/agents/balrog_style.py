@@ -4,19 +4,21 @@ Exact texts, history and parsing of specs/balrog.md §3 in ``compat`` mode; the 
 default. A fresh agent is built for every episode, so no state leaks between episodes (B8).
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from playbench.agents.base import Decision, EpisodeContext, Turn
 from playbench.agents.chat import add_usage, ask, observation_image, with_suffix
-from playbench.agents.few_shot import demo_messages, load_demos
+from playbench.agents.few_shot import demo_candidates, demo_messages, load_demos
 from playbench.agents.prompts import balrog, parse
 from playbench.agents.prompts.history import HistoryBuilder
 from playbench.agents.prompts.matching import balrog_valid
 from playbench.core.seeding import derive_seed
-from playbench.models.model import Model
 from playbench.models.types import Message, messages_record
+
+if TYPE_CHECKING:  # the model (and aiohttp under it) loads only for a model-backed run
+    from playbench.models.model import Model
 
 _FIRST = object()  # "no previous step yet"
 
@@ -29,7 +31,7 @@ class BalrogAgent:
     suffix_only_on_user = True
     changes_one_step_prompt = False  # naive sends a one-step task's official prompt unchanged
 
-    def __init__(self, params: Any, model: Model) -> None:
+    def __init__(self, params: Any, model: "Model") -> None:
         self.p = params
         self.model = model
         self.compat: bool = params.compat
@@ -196,7 +198,7 @@ class CustomAgent(BalrogAgent):
     strategy = "custom"
     changes_one_step_prompt = True
 
-    def __init__(self, params: Any, model: Model) -> None:
+    def __init__(self, params: Any, model: "Model") -> None:
         super().__init__(params, model)
         self.plan: str | None = None
 
@@ -232,15 +234,16 @@ class FewShotAgent(BalrogAgent):
     strategy = "few-shot"
     changes_one_step_prompt = True
 
-    def __init__(self, params: Any, model: Model) -> None:
+    def __init__(self, params: Any, model: "Model") -> None:
         super().__init__(params, model)
         self.icl: list[Message] = []
 
     async def start(self, ctx: EpisodeContext) -> None:
         """Pick this episode's demonstrations (seeded by the episode; never the same instance)."""
         await super().start(ctx)
-        demos = [d for d in load_demos(self.p.demos).get(ctx.task_id, ()) if d.seed != ctx.seed]
-        order = np.random.default_rng(derive_seed("few-shot", ctx.task_id, ctx.seed)).permutation(len(demos))
+        rng = np.random.default_rng(derive_seed("few-shot", ctx.task_id, ctx.seed))
+        demos = [d for d in demo_candidates(load_demos(self.p.demos), ctx.task_id, rng) if d.seed != ctx.seed]
+        order = rng.permutation(len(demos))
         chosen = [demos[i] for i in order[: self.p.icl_episodes]]
         self.icl = demo_messages(chosen, self.p.max_icl_history)
 

@@ -1,17 +1,19 @@
 """What every model agent shares: asking with context trimming and summing usage."""
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from playbench.agents.prompts.images import to_png
 from playbench.models.errors import ContextOverflowError
-from playbench.models.model import Model
 from playbench.models.types import Image, Message, ModelOutput
 
+if TYPE_CHECKING:  # the model (and aiohttp under it) loads only for a model-backed run
+    from playbench.models.model import Model
 
-async def ask(model: Model, build: Callable[[int], list[Message]], max_drop: int, step: int = 2
+
+async def ask(model: "Model", build: Callable[[int], list[Message]], max_drop: int, step: int = 2
               ) -> tuple[ModelOutput, list[Message], int]:
     """Generate from ``build(dropped)``, dropping the oldest history (``step`` items at a time) to fit.
 

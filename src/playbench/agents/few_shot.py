@@ -1,13 +1,16 @@
-"""Demonstrations for the few-shot agent, read from playbench run directories (specs/balrog.md §3.5).
+"""Demonstrations for the few-shot agent (specs/balrog.md §3.5): BALROG's records or playbench runs.
 
-The originals' demonstration files cannot be downloaded here, so any playbench run (typically of a
-reference agent such as ``oracle``) serves: every ``ok`` episode of the same task is a demo.
+``-A demos=PATH`` is either BALROG's own ``records`` folder (``<env>/<task>/**/*.npz``, read by
+``balrog_records``; a download, not available offline) or a playbench run directory or folder of runs
+(typically of a reference agent such as ``oracle``), where every ``ok`` episode of the same task is a demo.
 """
 
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+from playbench.agents import balrog_records
 from playbench.agents.prompts import balrog
 from playbench.core.errors import PlaybenchError
 from playbench.log.read import find_runs, read_run
@@ -21,18 +24,42 @@ class Demo:
     task: str
     seed: int
     steps: tuple[tuple[str, str], ...]
+    #: from BALROG's records (``.npz``) rather than a playbench run
+    original: bool = False
+
+
+#: Shown when no demonstrations are given: BALROG's own are a download this machine may not have.
+MISSING = ("few-shot needs demonstrations: -A demos=PATH, either BALROG's records folder "
+           "(<env>/<task>/**/*.npz; a Google Drive download, see BALROG's docs/few_shot_learning.md, "
+           "not available offline) or a playbench run of a reference agent (e.g. 'playbench eval TASK --agent oracle')")
+
+
+def _load_records(root: Path) -> dict[str, list[Demo]]:
+    """BALROG's records of every BALROG task found under ``root``, by playbench task id."""
+    from playbench.suites.balrog.facts import TASKS
+    from playbench.suites.balrog.submission import original_name
+
+    found: dict[str, list[Demo]] = {}
+    for row in TASKS:
+        env, name = original_name(row.id)
+        for path in balrog_records.record_files(root, env, name):
+            seed, steps = balrog_records.read_record(path)
+            found.setdefault(row.id, []).append(Demo(row.id, seed, tuple(steps), original=True))
+    return found
 
 
 @lru_cache(maxsize=8)
 def load_demos(path: str) -> dict[str, tuple[Demo, ...]]:
-    """All ``ok`` episodes under ``path`` (a run directory or a folder of runs), by task id."""
+    """The demonstrations under ``path`` by task id: BALROG's records, or every ``ok`` episode of its runs."""
     root = Path(path)
     if not root.exists():
         raise PlaybenchError(f"demonstrations folder {path} does not exist")
     runs = find_runs(root)
+    if not runs and balrog_records.is_records_folder(root):
+        return {task: tuple(demos) for task, demos in _load_records(root).items()}
     if not runs:
-        raise PlaybenchError(f"{path} holds no playbench run (no run.json); record one with e.g. "
-                             "'playbench eval TASK --agent oracle'")
+        raise PlaybenchError(f"{path} holds no playbench run (no run.json) and no BALROG record "
+                             f"(<env>/<task>/**/*.npz). {MISSING}")
     found: dict[str, list[Demo]] = {}
     for run in runs:
         log = read_run(run)
@@ -69,3 +96,19 @@ def demo_messages(demos: list[Demo], max_messages: int) -> list[Message]:
         out += [start, *body[: max(0, max_messages - used)], end]
         break
     return out
+
+
+def demo_candidates(pool: dict[str, tuple[Demo, ...]], task_id: str, rng: Any) -> tuple[Demo, ...]:
+    """The demonstrations an episode of ``task_id`` draws from.
+
+    From BALROG's records, Baba Is AI takes another task's demonstrations, that task drawn uniformly
+    among the other Baba Is AI tasks that have records (``dataset.py``: no solution in the context);
+    every other case takes the task's own.
+    """
+    own = pool.get(task_id, ())
+    if task_id.startswith("balrog/babaisai/") and any(d.original for demos in pool.values() for d in demos):
+        others = sorted(t for t in pool if t.startswith("balrog/babaisai/") and t != task_id)
+        if not others:
+            return ()
+        return pool[others[int(rng.integers(len(others)))]]
+    return own

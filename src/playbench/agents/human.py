@@ -1,22 +1,53 @@
 """The human agent: a person plays at the terminal through the same text a model sees."""
 
 import sys
-from typing import TextIO
+import tempfile
+from pathlib import Path
+from typing import Any, TextIO
 
 from playbench.agents.base import Decision, EpisodeContext, Turn
+from playbench.agents.prompts.history import observation_text
 from playbench.agents.registry import AgentSpec, register_agent
 
 
+def model_view(turn: Turn) -> str:
+    """The observation text a model is sent at this step.
+
+    BALROG games give a long-term and a short-term context: the model's current message is
+    ``Current Observation:``, the short-term context (health, inventory, messages ...), the long-term
+    context and, in image mode, the image notice (``observation_text``, the prompt builder's own
+    function). Other games' observation is the text itself.
+    """
+    info = turn.info
+    if "long_term_context" in info:
+        return observation_text(str(info.get("long_term_context") or ""), str(info.get("short_term_context") or ""),
+                                image=info.get("image") is not None)
+    return turn.observation
+
+
 class HumanAgent:
-    """Shows the manual, the observation and the numbered legal actions; reads the choice from stdin.
+    """Shows the manual, the observation the model would get and the numbered legal actions; reads a choice.
 
     A number picks that action; otherwise the text is matched to an action ignoring case. Free-text tasks
-    read lines until an empty line. Unrecognised choices are asked again (a typo is not a move).
+    read lines until an empty line. Unrecognised choices are asked again (a typo is not a move). In image
+    mode the picture the model receives is written as a PNG and its path printed.
     """
 
     def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
+        self.picture_dir: Path | None = None
+
+    def _picture(self, turn: Turn, image: Any) -> Path:
+        """Write the step's picture (the model's image) as a PNG under a temporary folder."""
+        import numpy as np
+        from PIL import Image
+
+        if self.picture_dir is None:
+            self.picture_dir = Path(tempfile.mkdtemp(prefix="playbench-play-"))
+        path = self.picture_dir / f"step-{turn.step:05d}.png"
+        Image.fromarray(np.asarray(image, dtype=np.uint8)).save(path)
+        return path
 
     def _say(self, text: str = "") -> None:
         self.stdout.write(text + "\n")
@@ -40,7 +71,10 @@ class HumanAgent:
     async def act(self, turn: Turn) -> Decision:
         """Ask until the person names a legal action (or, for free text, types an answer)."""
         self._say(f"--- step {turn.step} ---")
-        self._say(turn.observation)
+        self._say(model_view(turn))
+        image = turn.info.get("image")
+        if image is not None:
+            self._say(f"picture (what the model sees): {self._picture(turn, image).as_uri()}")
         if turn.legal_actions is None:
             self._say("Type your answer; finish with an empty line.")
             lines = []

@@ -3,6 +3,7 @@
 from collections.abc import Iterable
 from typing import Literal
 
+import numpy as np
 from pydantic import Field
 
 from playbench.agents.balrog_style import (
@@ -13,7 +14,7 @@ from playbench.agents.balrog_style import (
     RobustCotAgent,
     RobustNaiveAgent,
 )
-from playbench.agents.few_shot import load_demos
+from playbench.agents.few_shot import MISSING, demo_candidates, load_demos
 from playbench.agents.registry import AgentSpec, get_agent, register_agent
 from playbench.agents.two_stage import TwoStageAgent
 from playbench.core.errors import PlaybenchError
@@ -88,9 +89,9 @@ def preflight(agent: str, params: Params, tasks: Iterable[Task]) -> None:
     if agent == "few-shot":
         demos_path = getattr(params, "demos", None)
         if not demos_path:
-            raise PlaybenchError("few-shot needs demonstrations: -A demos=PATH, a playbench run of a reference agent "
-                                 "(e.g. 'playbench eval TASK --agent oracle'); the originals' demos are not available")
+            raise PlaybenchError(MISSING)
         demos = load_demos(str(demos_path))
         for task in tasks:
-            if not demos.get(task.id):
-                raise PlaybenchError(f"no ok episode of {task.id} in {demos_path} to use as a demonstration")
+            if not demo_candidates(demos, task.id, np.random.default_rng(0)):
+                raise PlaybenchError(f"no demonstration for {task.id} in {demos_path} (an ok episode of the task, "
+                                     "or for BALROG's records of Baba Is AI, a record of another Baba Is AI task)")

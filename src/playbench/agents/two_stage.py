@@ -1,13 +1,15 @@
 """SmartPlay's two-stage agent (specs/smartplay.md §3.2–3.3): think, then name the action."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from playbench.agents.base import Decision, EpisodeContext, Turn
 from playbench.agents.chat import add_usage, ask
 from playbench.agents.prompts import balrog, smartplay
 from playbench.agents.prompts.matching import smartplay_compat, smartplay_fixed
-from playbench.models.model import Model
 from playbench.models.types import Message, messages_record
+
+if TYPE_CHECKING:  # the model (and aiohttp under it) loads only for a model-backed run
+    from playbench.models.model import Model
 
 
 def trim_history(history: str, drop: int) -> str:
@@ -37,7 +39,7 @@ class TwoStageAgent:
 
     strategy = "two-stage"
 
-    def __init__(self, params: Any, model: Model) -> None:
+    def __init__(self, params: Any, model: "Model") -> None:
         self.p = params
         self.model = model
         self.ctx: EpisodeContext | None = None

@@ -16,6 +16,7 @@ from playbench.api.progress import Bar, ProgressHook
 from playbench.api.result import EvalResult, RunInterrupted
 from playbench.api.settings import SETTING_DEFAULTS, check_settings, resumed_config
 from playbench.api.versions import versions
+from playbench.api.workers import WorkerKit, add_stats, base_urls, create_model, registered_agent, share
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import RunConfig
 from playbench.core.registry import get_task
@@ -24,6 +25,7 @@ from playbench.runner import RunSettings, plan_jobs, run_jobs
 from playbench.runner.loop import run as run_loop
 from playbench.runner.resume import strip_credentials
 from playbench.runner.runner import RunTotals
+from playbench.runner.shard import Shard, episodes_per_task, parse_shard
 
 
 class EvalOptions(TypedDict, total=False):
@@ -45,9 +47,13 @@ class EvalOptions(TypedDict, total=False):
     cache: bool
     retry_backoff: float
     max_connect_failures: int
+    executor: str
+    ray_address: str | None
+    shard: str | None
     resume: str | Path | None
     retry_errors: bool
     progress: bool | ProgressHook | None
+    label: str | None
     notes: Callable[[str], None] | None
 
 
@@ -63,7 +69,10 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     ``log_dir`` (default ``runs``), ``task_params``/``agent_params``/``model_params`` (a mapping or
     ``key=value`` strings, like ``-T``/``-A``/``-M``), the connection settings ``base_url``,
     ``max_connections``, ``max_episodes``, ``max_retries``, ``timeout``, ``retry_backoff``,
-    ``max_connect_failures``, and ``cache``. ``resume=PATH`` continues that run with its recorded
+    ``max_connect_failures``, and ``cache``; ``label`` names the run in reports and plots. ``executor="ray"`` plays the episodes on the workers of a Ray
+    cluster (``ray_address``, default ``$RAY_ADDRESS``, else a local cluster; see docs/scale.md) and
+    ``shard="K/N"`` plays only shard K of N of the episodes (``playbench merge`` joins the shards).
+    ``resume=PATH`` continues that run with its recorded
     configuration instead (``retry_errors`` also re-plays agent- and game-error episodes); options given
     with it follow the ``--resume`` rules: settings may change, options that would change results are
     refused unless equal to the recorded ones. ``progress=True`` shows a bar on stderr; any object with
@@ -98,23 +107,36 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
                               ask["task_args"], ask["agent_args"], ask["model_args"], custom_agent=custom is not None)
         done = {}
     model_obj = None
+    cluster = None
     try:
         check_settings(settings)
+        if "ray_address" in given and settings["executor"] != "ray":
+            raise PlaybenchError("--ray-address goes with --executor ray")
+        shard = parse_shard(settings["shard"])
+        settings["shard"] = None if shard is None else str(shard)
         if custom is None:
-            make_agent = _registered_agent(config, lambda: model_obj)
+            make_agent = registered_agent(config, lambda: model_obj)
         else:
             make_agent = custom
-        if config.model and custom is None:
-            model_obj = _create_model(config, settings)
-        jobs = plan_jobs(config, done, retry_errors=retry_errors)
+        if config.model and custom is None:  # on a cluster too: a bad model or key is refused here, at once
+            urls = base_urls(settings["base_url"])
+            model_obj = create_model(config, {**settings, "base_url": urls[0] if urls else None})
+        jobs = plan_jobs(config, done, retry_errors=retry_errors, shard=shard)
+        if settings["executor"] == "ray":
+            from playbench.runner.ray_cluster import connect
+
+            cluster = connect(settings["ray_address"])
         if store is None:
+            one_url = getattr(getattr(model_obj, "provider", None), "base_url", None)
             recorded = {**settings, "base_url": strip_credentials(
-                getattr(getattr(model_obj, "provider", None), "base_url", None) or settings["base_url"])}
+                settings["base_url"] if len(base_urls(settings["base_url"])) > 1 else one_url or settings["base_url"])}
             store = RunStore.create(Path(opts.get("log_dir", "runs")), {
                 "config": config, "config_hash": config.hash(), "versions": versions(), "settings": recorded})
     except BaseException:
         if store is not None:
             store.close()
+        if cluster is not None:
+            cluster.leave()
         raise
     tell = opts.get("notes")
     if tell is not None:
@@ -122,15 +144,29 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
             tell(line)
     hook = _hook(opts.get("progress"))
     started = time.perf_counter()
+    in_flight = settings["max_episodes"] or settings["max_connections"]
+    stats = model_obj.stats if model_obj is not None else None
     try:
-        totals = _play(jobs, store, make_agent, config, settings["max_episodes"] or settings["max_connections"],
-                       hook, model_obj)
+        if cluster is None:
+            totals = _play(jobs, store, make_agent, config, in_flight, hook, model_obj, shard)
+        else:
+            from playbench.runner.ray_driver import RayRun
+
+            kit = WorkerKit(config, settings, custom)
+            ray_run = RayRun(kit, config.agent, config.model, workers=cluster.cpus,
+                             per_worker=share(in_flight, min(cluster.cpus, max(1, len(jobs)))))
+            totals = _play(jobs, store, make_agent, config, in_flight, hook, model_obj, shard, ray_run)
+            stats = None
+            for more in ray_run.stats:
+                stats = add_stats(stats, more)
     except KeyboardInterrupt:
         raise RunInterrupted(store.path) from None
     finally:
         store.close()
+        if cluster is not None:
+            cluster.leave()
     return EvalResult(path=store.path, config=config, totals=totals, elapsed_s=time.perf_counter() - started,
-                      model_stats=model_obj.stats if model_obj is not None else None)
+                      model_stats=stats, shard=shard)
 
 
 def _request(tasks: str | Iterable[str], opts: dict[str, Any]
@@ -165,29 +201,6 @@ def _custom_name(factory: Callable[[], Agent]) -> str:
     return str(name)
 
 
-def _registered_agent(config: RunConfig, model: Callable[[], Any]) -> Callable[[], Agent]:
-    """A factory of the config's registered agent, built with its recorded parameters and the run's model."""
-    from playbench.agents.registry import get_agent
-
-    spec = get_agent(config.agent)
-    aparams = spec.params(config.agent_params)
-    if config.model:
-        from playbench.agents.strategies import preflight
-
-        preflight(config.agent, aparams, [get_task(t.id) for t in config.tasks])
-    return lambda: spec.factory(aparams, model())
-
-
-def _create_model(config: RunConfig, settings: dict[str, Any]) -> Any:
-    from playbench.models import ModelSettings, create_model
-
-    assert config.model is not None
-    return create_model(config.model, config.model_params, ModelSettings(
-        base_url=settings["base_url"], max_connections=settings["max_connections"],
-        max_retries=settings["max_retries"], timeout=settings["timeout"], cache=settings["cache"],
-        backoff_base=settings["retry_backoff"], max_connect_failures=settings["max_connect_failures"]))
-
-
 def _hook(progress: bool | ProgressHook | None) -> ProgressHook | None:
     if progress is True:
         return Bar()
@@ -195,20 +208,30 @@ def _hook(progress: bool | ProgressHook | None) -> ProgressHook | None:
 
 
 def _play(jobs: list, store: RunStore, make_agent: Callable[[], Agent], config: RunConfig, max_episodes: int,
-          hook: ProgressHook | None, model: Any) -> RunTotals:
-    """Play the jobs on a fresh event loop, telling ``hook`` (if any) about steps and episodes."""
+          hook: ProgressHook | None, model: Any, shard: Shard | None = None, ray_run: Any = None) -> RunTotals:
+    """Play the jobs on a fresh event loop (here, or on a Ray cluster), telling ``hook`` about steps and episodes."""
     settings = RunSettings(max_episodes=max_episodes)
-    if hook is None:
+
+    def play() -> RunTotals:
+        if ray_run is not None:
+            from playbench.runner.ray_driver import run_jobs_ray
+
+            return run_loop(_closing(run_jobs_ray(jobs, store, ray_run, settings), model))
         return run_loop(_closing(run_jobs(jobs, store, make_agent, config.agent, config.model, settings), model))
+
+    if hook is None:
+        return play()
     left: dict[str, int] = {}
     for job in jobs:
         left[job.task.id] = left.get(job.task.id, 0) + 1
-    hook.start({t.id: (t.episodes, t.episodes - left.get(t.id, 0)) for t in config.tasks})
+    totals = episodes_per_task(config, shard)
+    hook.start({t.id: (totals[t.id], totals[t.id] - left.get(t.id, 0)) for t in config.tasks})
     settings.on_step, settings.on_episode = hook.step, hook.episode
     try:
-        return run_loop(_closing(run_jobs(jobs, store, make_agent, config.agent, config.model, settings), model))
+        return play()
     finally:
         hook.stop()
+
 
 
 async def _closing(coro: Awaitable[RunTotals], model: Any) -> RunTotals:

@@ -9,6 +9,7 @@ from typing import Any
 from playbench.core.records import RunConfig
 from playbench.log.read import RunLog, read_run
 from playbench.runner.runner import RunTotals
+from playbench.runner.shard import Shard, episodes_per_task
 
 
 def _resume_command(path: Path) -> str:
@@ -42,6 +43,7 @@ class EvalResult:
     totals: RunTotals = field(default_factory=RunTotals)  # what this call played
     model_stats: Any = None  # the model's call counts (``calls``, ``attempts``, ``cache_hits`` ...), if any
     elapsed_s: float = 0.0  # wall-clock seconds spent playing (set-up and imports excluded)
+    shard: Shard | None = None  # the shard of the run this run plays (``--shard K/N``), if any
 
     @property
     def episodes(self) -> int:
@@ -78,8 +80,8 @@ class EvalResult:
 
     @property
     def scheduled(self) -> int:
-        """Episodes the run's config asks for."""
-        return sum(t.episodes for t in self.config.tasks)
+        """Episodes the run's config asks for (those of its shard, for a shard)."""
+        return sum(episodes_per_task(self.config, self.shard).values())
 
     @property
     def recorded(self) -> int:

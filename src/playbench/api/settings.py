@@ -3,17 +3,23 @@
 from typing import Any
 
 from playbench.api.config import build_config
+from playbench.api.workers import base_urls
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import RunConfig
 from playbench.core.registry import get_task
 from playbench.log.store import RunStore
 from playbench.runner.resume import IDENTITY, REFUSED, apply_settings, check_identity, resume_event, strip_credentials
+from playbench.runner.shard import parse_shard
 
 #: connection settings and their defaults, in the order ``run.json`` records them
 CONNECTION_DEFAULTS: dict[str, Any] = {"base_url": None, "max_connections": 8, "max_episodes": None, "max_retries": 6,
-                                       "timeout": 120.0, "retry_backoff": 1.0, "max_connect_failures": 5}
-#: every recorded setting (the cache decides results, so a resume may not change it)
-SETTING_DEFAULTS: dict[str, Any] = {**CONNECTION_DEFAULTS, "cache": False}
+                                       "timeout": 120.0, "retry_backoff": 1.0, "max_connect_failures": 5,
+                                       "executor": "local", "ray_address": None}
+#: every recorded setting (the cache decides results, so a resume may not change it; nor may the shard;
+#: ``label`` is the run's name in reports and plots, display only)
+SETTING_DEFAULTS: dict[str, Any] = {**CONNECTION_DEFAULTS, "cache": False, "shard": None, "label": None}
+#: where episodes can run: this process, or the workers of a Ray cluster
+EXECUTORS = ("local", "ray")
 
 
 def check_settings(settings: dict[str, Any]) -> None:
@@ -24,6 +30,14 @@ def check_settings(settings: dict[str, Any]) -> None:
         raise PlaybenchError("--retry-backoff must be >= 0")
     if settings["max_connect_failures"] < 1:
         raise PlaybenchError("--max-connect-failures must be at least 1")
+    if settings["executor"] not in EXECUTORS:
+        raise PlaybenchError(f"--executor must be one of {', '.join(EXECUTORS)}, got {settings['executor']!r}")
+    if settings["executor"] != "ray" and len(base_urls(settings["base_url"])) > 1:
+        raise PlaybenchError("several --base-url servers need --executor ray (each worker takes one); on one "
+                             "machine, put a load balancer in front of them and give its URL")
+    label = settings.get("label")
+    if label is not None and (not isinstance(label, str) or not label.strip() or len(label) > 200):
+        raise PlaybenchError("--label must be a non-empty text of at most 200 characters")
 
 
 def resumed_config(store: RunStore, given: set[str], ask: dict[str, Any], settings: dict[str, Any]
@@ -50,6 +64,11 @@ def resumed_config(store: RunStore, given: set[str], ask: dict[str, Any], settin
             ask["seed"] if "seed" in given else recorded.seed,
             ask["task_args"], ask["agent_args"], ask["model_args"])
         check_identity(recorded.model_copy(update={"tasks": current}), asked, given, (bool(store.meta.settings.get("cache")), settings["cache"]))
+    if "shard" in given:
+        was, asked_shard = store.meta.settings.get("shard"), parse_shard(settings["shard"])
+        if str(asked_shard) != str(was):
+            raise PlaybenchError(f"--shard would change the results of a resumed run: recorded {was!r}, given "
+                                 f"{str(asked_shard)!r}; resume with --resume alone (or start a new run)")
     new = {k: v for k, v in settings.items() if k in given and k in CONNECTION_DEFAULTS}
     merged, changed = apply_settings({**SETTING_DEFAULTS, **store.meta.settings}, new)
     if changed:

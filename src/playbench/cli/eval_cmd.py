@@ -14,7 +14,7 @@ from playbench.cli.report_cmd import print_report
 #: command-line option -> library option, where the names differ
 _LIBRARY_NAMES = {"task_args": "task_params", "agent_args": "agent_params", "model_args": "model_params"}
 #: command-line options the library does not take (what to print, not what to run)
-_DISPLAY = {"tasks", "quiet", "write_view"}
+_DISPLAY = {"tasks", "quiet", "write_view", "dry_run"}
 
 
 @click.command("eval")
@@ -31,21 +31,37 @@ _DISPLAY = {"tasks", "quiet", "write_view"}
 @click.option("--max-connections", type=int, default=8, show_default=True, help="Concurrent requests per model.")
 @click.option("--max-retries", type=int, default=6, show_default=True)
 @click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds per model request.")
-@click.option("--base-url", default=None, help="Server URL for OpenAI-compatible providers.")
+@click.option("--base-url", default=None,
+              help="Server URL for OpenAI-compatible providers (several, comma-separated, with --executor ray).")
 @click.option("--cache", is_flag=True, help="Answer repeated model requests from an on-disk cache.")
 @click.option("--retry-backoff", type=float, default=1.0, show_default=True,
               help="Seconds before the first retry of a failed model request (doubles each retry, jittered).")
 @click.option("--max-connect-failures", type=int, default=5, show_default=True,
               help="Stop the run when this many requests in a row cannot reach the server.")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where episodes run: this process, or the workers of a Ray cluster (docs/scale.md).")
+@click.option("--ray-address", default=None,
+              help="With --executor ray: the cluster's head, host:port (default: $RAY_ADDRESS, else a local cluster).")
+@click.option("--shard", default=None, metavar="K/N",
+              help="Play only shard K of N of the episodes (a fixed rule over task and index; see docs/scale.md).")
 @click.option("--resume", "resume", type=click.Path(), default=None,
               help="Continue this run directory with its recorded configuration.")
 @click.option("--retry-errors", is_flag=True,
               help="With --resume: also re-run agent-error and game-error episodes.")
 @click.option("--quiet", is_flag=True, help="No progress bar or table (the run path is still printed).")
+@click.option("--label", default=None, help="The run's name in reports and plots (default: model + agent).")
+@click.option("--dry-run", "dry_run", is_flag=True,
+              help="Print the episodes, model calls, tokens and cost the run would take; call nothing.")
 @click.option("--view", "write_view", is_flag=True, help="Also write the HTML viewer into RUN/view.")
 @click.pass_context
-def command(ctx: click.Context, tasks: tuple[str, ...], quiet: bool, write_view: bool, **_: object) -> None:
+def command(ctx: click.Context, tasks: tuple[str, ...], quiet: bool, write_view: bool, dry_run: bool,
+            **_: object) -> None:
     """Run TASKS (ids, aliases or groups) and record every episode."""
+    if dry_run:
+        from playbench.cli.dry_run import dry_run as print_estimate
+
+        print_estimate(tasks, ctx.params)
+        return
     given = {name for name in ctx.params if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE}
     # only the options given are passed on: with --resume, giving one is asking to change it
     options = {_LIBRARY_NAMES.get(name, name): ctx.params[name] for name in given - _DISPLAY}
@@ -65,6 +81,9 @@ def command(ctx: click.Context, tasks: tuple[str, ...], quiet: bool, write_view:
         err_console.print(safe_markup(f"model {result.config.model}: {st.calls} calls, {st.attempts} requests, "
                                       f"{st.answers} answers, {st.cache_hits} cache hits, faults: {faults}",
                                       limit=None))
+    if result.totals.replayed:
+        click.echo(f"{result.totals.replayed} episode(s) were played again after the Ray worker playing them died",
+                   err=True)
     if not quiet:
         print_report(result.report())
     click.echo(f"run written to {safe_text(run_dir)}")

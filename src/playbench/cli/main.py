@@ -9,21 +9,40 @@ from typing import Any
 import click
 
 from playbench.core.errors import PlaybenchError
-from playbench.core.params import PlaybenchDeprecation
 from playbench.report.inert import inert_text as safe_text
 
 # command name -> module under playbench.cli holding a click command called ``command``
 COMMANDS = {
     "eval": "eval_cmd",
     "list": "list_cmd",
+    "describe": "describe_cmd",
     "report": "report_cmd",
     "compare": "compare_cmd",
     "view": "view_cmd",
     "plot": "plot_cmd",
     "export": "export_cmd",
+    "merge": "merge_cmd",
     "play": "play_cmd",
     "grasp": "grasp_cmd",
     "mango": "mango_cmd",
+}
+
+
+#: command name -> the first paragraph of its help, so ``playbench --help`` lists the commands without
+#: importing them (``tests/core/test_cli_startup.py`` checks it against each command's own help)
+SUMMARIES = {
+    "eval": "Run TASKS (ids, aliases or groups) and record every episode.",
+    "list": "List tasks and groups: id, episodes, one-line description, then parameters with their defaults.",
+    "describe": "Describe TASK (an id, alias or group): full description, parameters with types and defaults.",
+    "report": "Summarize one or more RUN directories (never re-runs anything).",
+    "compare": "Compare RUN_B against RUN_A, pairing episodes by (task, episode seed).",
+    "view": "Write a static site (works from file://, no network) for RUNS and print the page to open.",
+    "plot": "Plot RUNS side by side (scores with 95% CIs, SmartPlay radar, BALROG progress, GRASP energy).",
+    "export": "Write RUN's episodes as a table, or as BALROG's submission folder.",
+    "play": "Play TASK yourself through exactly the text interface a model sees.",
+    "grasp": "GRASP tools that work on the official data files.",
+    "mango": "MANGO tools: skeletons, stats, score, compare.",
+    "merge": "Merge SHARDS (run directories of one config, each a --shard K/N) into one run.",
 }
 
 
@@ -44,6 +63,23 @@ class LazyGroup(click.Group):
             return None
         return importlib.import_module(f"playbench.cli.{COMMANDS[cmd_name]}").command
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help``, from ``SUMMARIES`` (a command missing there is imported)."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            if name in SUMMARIES:
+                rows.append((name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit)))
+            else:
+                command = self.get_command(ctx, name)
+                if command is not None and not command.hidden:
+                    rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="playbench")
@@ -57,6 +93,8 @@ _show_warning = warnings.showwarning
 def _show(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
           line: str | None = None) -> None:
     """Deprecation notices as one plain line on stderr; other warnings as Python shows them."""
+    from playbench.core.params import PlaybenchDeprecation
+
     if issubclass(category, PlaybenchDeprecation):
         click.echo(f"warning: {safe_text(str(message))}", err=True)
     else:

@@ -112,21 +112,36 @@ def _official(by_set: dict[str, list[dict]], output: Path | None) -> None:
     click.echo(json.dumps(out[next(iter(out))] if len(out) == 1 else out, indent=2))
 
 
+def _rate(b: dict, key: str) -> str:
+    """A rate over its 95% Wilson interval (second line); ``-`` when nothing was valid."""
+    value, ci = b.get(key), (b.get("ci95") or {}).get(key)
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if not ci else f"{value:.3f}\n{ci[0]:.2f}–{ci[1]:.2f}"
+
+
 def _print(summaries: dict[str, dict], mode: str) -> None:
+    from rich import box
     from rich.table import Table
 
     from playbench.cli.common import console
 
     for name, s in summaries.items():
-        table = Table(title=f"{name} ({mode})")
-        for col in ("game", "bucket", "n", "valid", "strict", "loose", "reasoning", "weighted", "path len"):
-            table.add_column(col, justify="left" if col in ("game", "bucket") else "right")
+        table = Table(title=f"{name} ({mode})", box=box.SIMPLE_HEAD,
+                      caption="rates over their 95% interval (Wilson; bootstrap for loose); wtd.: length-weighted "
+                              "strict; len: path length, mean ± SE")
+        width = max(len(f"{g} hard") for g in [*s["games"], "ALL (micro)"])
+        table.add_column("game", min_width=min(width, 20), overflow="fold")
+        for col in ("valid/n", "strict", "loose", "reasoning", "wtd.", "len"):
+            table.add_column(col, justify="right", no_wrap=True)
         for game, g in [*s["games"].items(), ("ALL (micro)", s["overall"])]:
             for part in ("all", "easy", "hard"):
                 b = g[part]
-                table.add_row(game, part, str(b["n"]), str(b["valid"]),
-                              *[_cell(b[k]) if b[k] is None else f"{b[k]:.3f}" for k in
-                                ("success_rate", "loose", "reasoning", "weighted", "path_len")])
+                path = _cell(b["path_len"]) if b["path_len"] is None else f"{b['path_len']:.2f}" + (
+                    "" if b.get("path_len_stderr") is None else f"\n±{b['path_len_stderr']:.2f}")
+                table.add_row(f"{game} {part}", f"{b['valid']}/{b['n']}",
+                              *[_rate(b, k) for k in ("success_rate", "loose", "reasoning")],
+                              _cell(b["weighted"]) if b["weighted"] is None else f"{b['weighted']:.3f}", path)
         console.print(table)
         e = s["errors"]
         console.print(f"errors: parse {e['parse']}, id {e['id']}, unanswerable {e['unanswerable']}, "

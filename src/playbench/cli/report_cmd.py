@@ -6,35 +6,103 @@ no terminal escape sequence, control character or rich markup in a record reache
 
 import json
 import shlex
+from pathlib import Path
 from typing import Any
 
 import click
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from playbench.cli.common import console, fmt_stat, inert_tree, open_runs, plain
+from playbench.cli.common import (
+    console,
+    fmt_ci,
+    fmt_cost,
+    fmt_count,
+    fmt_short,
+    id_width,
+    inert_tree,
+    open_runs,
+    plain,
+    plain_lines,
+    split_ids,
+    wrap_ids,
+)
+from playbench.core.errors import PlaybenchError
 from playbench.core.records import STATUSES
 from playbench.report.build import build_report, episodes_text, errors_text, suite_module
 
 
-def print_report(report: dict[str, Any]) -> None:
-    """Print the per-task table, the coverage line when episodes are missing, and each suite's tables."""
+def _stat_cell(stat: dict[str, Any]) -> str:
+    """``mean ± SE`` over its 95% interval on a second line (one value alone when there is no interval)."""
+    text = fmt_short(stat)
+    ci = fmt_ci(stat)
+    return text if ci == "-" else f"{text}\n[{ci}]"
+
+
+def task_table(report: dict[str, Any]) -> Table:
+    """Per task: episodes, errors, score and completion with SE and 95% CI, steps, invalid actions.
+
+    Fits 80 columns: the suite prefix is printed once as a header row, ids are folded, never cut.
+    """
     run = report["run"]
-    who = run["model"] or run["agent"]
-    title = Text.assemble(plain(run["run_id"]), " — ", plain(who), f" (seed {run['seed']})")
-    table = Table(title=title)
-    for col in ("task", "episodes", "ok", "errors", "score", "completion", "steps", "invalid"):
-        table.add_column(col, justify="left" if col == "task" else "right")
-    for tid, e in report["tasks"].items():
+    title = Text.assemble(plain(run["run_id"]), " — ", plain(run.get("label") or run["model"] or run["agent"]),
+                          f" (seed {run['seed']})")
+    table = Table(title=title, box=box.SIMPLE_HEAD, caption="score, completion: mean ± SE [95% CI]")
+    tasks = report["tasks"]
+    id_rows = wrap_ids(split_ids(list(tasks)), 18)
+    table.add_column("task", overflow="fold", min_width=id_width(id_rows, cap=18))
+    for col in ("eps", "err", "score", "compl.", "steps", "inv."):
+        table.add_column(col, justify="right", no_wrap=True)
+    for tid, shown in id_rows:
+        if tid is None:
+            table.add_row(plain(shown), style="bold")
+            continue
+        e = tasks[tid]
         status = {s: e["status"].get(s, 0) for s in STATUSES}
-        name = plain(tid)
+        name = plain_lines(shown)
         if e.get("note"):  # e.g. which Messenger manual the episodes read (record text: shown inertly)
             note = plain(f" ({e['note']})", limit=None)
             note.stylize("yellow")
             name.append_text(note)
-        table.add_row(name, episodes_text(e), str(status["ok"]), errors_text(status), fmt_stat(e["score"]),
-                      fmt_stat(e["completion"]), str(e["steps"]), str(e["invalid_actions"]))
-    console.print(table)
+        table.add_row(name, episodes_text(e), errors_text(status), _stat_cell(e["score"]),
+                      _stat_cell(e["completion"]), str(e["steps"]), str(e["invalid_actions"]))
+    return table
+
+
+def cost_table(report: dict[str, Any]) -> Table | None:
+    """Tokens (input, output, served from cache) and cost per task and for the run; None without model calls."""
+    tasks = {t: e for t, e in report["tasks"].items() if e.get("usage", {}).get("calls")}
+    if not tasks:
+        return None
+    table = Table(title="model usage and cost", box=box.SIMPLE_HEAD,
+                  caption="cached: answered from the response cache (not paid); cost -: no price known")
+    id_rows = wrap_ids(split_ids(list(tasks)), 28)
+    table.add_column("task", overflow="fold", min_width=id_width(id_rows))
+    for col in ("calls", "input tok", "output tok", "cached tok", "cost"):
+        table.add_column(col, justify="right", no_wrap=True)
+
+    def row(name: Text, u: dict[str, Any], **style: Any) -> None:
+        cached = u.get("cached_input_tokens", 0) + u.get("cached_output_tokens", 0)
+        table.add_row(name, fmt_count(u.get("calls", 0)), fmt_count(u.get("input_tokens", 0)),
+                      fmt_count(u.get("output_tokens", 0)), fmt_count(cached), fmt_cost(u.get("cost_usd")), **style)
+
+    for tid, shown in id_rows:
+        if tid is None:
+            table.add_row(plain(shown), style="bold")
+        else:
+            row(plain_lines(shown), tasks[tid]["usage"])
+    row(Text("total (run)"), report["run"].get("usage", {}), style="bold")
+    return table
+
+
+def print_report(report: dict[str, Any]) -> None:
+    """Print the per-task table, usage and cost, the coverage line when episodes are missing, and each suite's tables."""
+    console.print(task_table(report))
+    costs = cost_table(report)
+    if costs is not None:
+        console.print(costs)
+    run = report["run"]
     coverage = run.get("episodes")
     if coverage and (not coverage["complete"] or coverage["unscheduled"]):
         line = Text(coverage["note"], style="bold yellow")
@@ -53,37 +121,92 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def leaderboard(reports: list[dict[str, Any]]) -> dict[str, Any]:
-    """One row per run (model or agent): the mean score of every task, with its standard error."""
+    """One row per run (its label, model or agent): the mean score of every task, with SE and 95% interval."""
     tasks = list(dict.fromkeys(t for r in reports for t in r["tasks"]))
     rows = []
     for r in reports:
         rows.append({"run_id": r["run"]["run_id"], "who": r["run"]["model"] or r["run"]["agent"],
-                     "episodes": r["run"].get("episodes"),
+                     "label": r["run"].get("label"), "episodes": r["run"].get("episodes"),
                      "scores": {t: r["tasks"][t]["score"] for t in tasks if t in r["tasks"]}})
     return {"tasks": tasks, "rows": rows}
 
 
 def print_leaderboard(board: dict[str, Any]) -> None:
-    """The leaderboard as a table (a run with missing episodes says so beside its name)."""
-    table = Table(title="leaderboard (score mean ± stderr)")
-    table.add_column("model / agent")
-    for t in board["tasks"]:
-        table.add_column(plain(t), justify="right")
-    for row in board["rows"]:
-        name = Text.assemble(plain(row["who"]), " (", plain(row["run_id"]), ")")
+    """The leaderboard: one row per task, one numbered column per run, the runs named below the table.
+
+    Numbered columns keep it within 80 columns for a few runs; a run with missing episodes says so.
+    """
+    table = Table(title="leaderboard: score mean ± SE [95% CI]", box=box.SIMPLE_HEAD)
+    id_rows = wrap_ids(split_ids(board["tasks"]), 18)
+    table.add_column("task", overflow="fold", min_width=id_width(id_rows, cap=18))
+    for k in range(len(board["rows"])):
+        table.add_column(f"run {k + 1}", justify="right", no_wrap=True)
+    for tid, shown in id_rows:
+        if tid is None:
+            table.add_row(plain(shown), style="bold")
+            continue
+        table.add_row(plain_lines(shown), *[_stat_cell(row["scores"][tid]) if tid in row["scores"] else "-"
+                                      for row in board["rows"]])
+    console.print(table)
+    for k, row in enumerate(board["rows"]):
+        name = Text.assemble(f"run {k + 1}: ", plain(row.get("label") or row["who"]), " (", plain(row["run_id"]), ")")
         coverage = row.get("episodes")
         if coverage and not coverage["complete"]:
             name.append(f" [{coverage['recorded']} of {coverage['scheduled']} scheduled]", style="yellow")
-        table.add_row(name, *[fmt_stat(row["scores"][t]) if t in row["scores"] else "-" for t in board["tasks"]])
+        console.print(name)
+
+
+def print_submission(result: dict[str, Any]) -> None:
+    """A BALROG submission folder's leaderboard figure, as BALROG prints it, and any disagreement."""
+    from playbench.suites.balrog.submission import leaderboard_line
+
+    summary = result["summary"]
+    table = Table(title=Text.assemble("BALROG submission ", plain(result["folder"])))
+    for col in ("environment", "progression % ± SE", "episodes"):
+        table.add_column(col, justify="left" if col == "environment" else "right")
+    for env, block in summary["environments"].items():
+        table.add_row(plain(env), f"{block['progression_percentage']:.2f} ± {block['standard_error']:.2f}",
+                      str(block["episodes_played"]))
     console.print(table)
+    console.print(Text(leaderboard_line(summary)))
+    if result["recorded"] is None:
+        console.print(Text("no summary.json: figure computed from the episode files", style="yellow"))
+    elif result["mismatches"]:
+        console.print(Text("summary.json disagrees with its episode files (figure above: the episode files):",
+                           style="bold red"))
+        for line in result["mismatches"]:
+            console.print(plain(f"  {line}", limit=None))
+    else:
+        console.print(Text("summary.json agrees with the episode files", style="green"))
 
 
 @click.command("report")
 @click.argument("runs", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 def command(runs: tuple[str, ...], as_json: bool) -> None:
-    """Summarize one or more RUN directories (never re-runs anything)."""
+    """Summarize one or more RUN directories (never re-runs anything).
+
+    A BALROG submission folder (BALROG's summary.json and per-environment episode files) is read too:
+    its leaderboard figure is recomputed from the episode files as BALROG computes it.
+    """
+    from playbench.suites.balrog.submission import is_submission, read_submission
+
+    submissions = [read_submission(Path(p)) for p in runs if is_submission(Path(p))]
+    runs = tuple(p for p in runs if not is_submission(Path(p)))
+    if submissions and not runs:
+        if as_json:
+            out = submissions[0] if len(submissions) == 1 else {"submissions": submissions}
+            click.echo(json.dumps(out, indent=2, ensure_ascii=True))
+        else:
+            for result in submissions:
+                print_submission(result)
+        return
     reports = [build_report(store) for store in open_runs(runs)]
+    if submissions:
+        if as_json:
+            raise PlaybenchError("report --json takes either runs or BALROG submission folders, not both")
+        for result in submissions:
+            print_submission(result)
     if as_json:
         out = reports[0] if len(reports) == 1 else {"runs": reports, "leaderboard": leaderboard(reports)}
         # ASCII JSON: control characters in record text stay \u escapes, never raw bytes on the terminal

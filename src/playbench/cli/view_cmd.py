@@ -1,4 +1,4 @@
-"""``playbench view``: write the static HTML viewer of one or more runs."""
+"""``playbench view``: write the static HTML viewer of one or more runs (``--live``: keep it current)."""
 
 import webbrowser
 from pathlib import Path
@@ -6,7 +6,6 @@ from pathlib import Path
 import click
 
 from playbench.cli.common import open_runs, safe_text
-from playbench.report.viewer import write_site
 
 
 @click.command("view")
@@ -14,10 +13,33 @@ from playbench.report.viewer import write_site
 @click.option("--output", "-o", type=click.Path(file_okay=False), default=None,
               help="Folder for the site (default: FIRST_RUN/view).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a browser.")
-def command(runs: tuple[str, ...], output: str | None, open_browser: bool) -> None:
-    """Write a static site (works from file://, no network) for RUNS and print the page to open."""
+@click.option("--live", is_flag=True,
+              help="Keep rewriting the site while the runs progress (pages refresh themselves); Ctrl-C stops.")
+@click.option("--interval", type=click.FloatRange(min=0.2), default=2.0, show_default=True,
+              help="With --live: seconds between looks at the runs.")
+def command(runs: tuple[str, ...], output: str | None, open_browser: bool, live: bool, interval: float) -> None:
+    """Write a static site (works from file://, no network) for RUNS and print the page to open.
+
+    Two or more runs get a side-by-side page for every episode they share.
+    """
+    from playbench.report.viewer import write_site
+
     stores = open_runs(runs)
-    index = write_site(stores, Path(output) if output else stores[0].path / "view")
-    click.echo(safe_text(index.resolve()))
-    if open_browser:
-        webbrowser.open(index.resolve().as_uri())
+    out = Path(output) if output else stores[0].path / "view"
+    if not live:
+        index = write_site(stores, out)
+        click.echo(safe_text(index.resolve()))
+        if open_browser:
+            webbrowser.open(index.resolve().as_uri())
+        return
+    from playbench.report.viewer_live import watch
+
+    def started(index: Path) -> None:
+        click.echo(safe_text(index.resolve()))
+        if open_browser:
+            webbrowser.open(index.resolve().as_uri())
+
+    try:
+        watch([s.path for s in stores], out, interval, started)
+    except KeyboardInterrupt:
+        click.echo("stopped watching; the site stays as last written", err=True)

@@ -7,11 +7,13 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from playbench.core.errors import PlaybenchError
-from playbench.core.game import Game
 from playbench.core.params import NoParams, Params, build_params
+
+if TYPE_CHECKING:  # games (and gymnasium, numpy under them) load when a game is made, not to list tasks
+    from playbench.core.game import Game
 
 
 class MakeGame(Protocol):
@@ -21,7 +23,7 @@ class MakeGame(Protocol):
     ``lambda params, index, v=v: ...`` factories that bind a loop variable.
     """
 
-    def __call__(self, params: Any, index: int, /) -> Game:
+    def __call__(self, params: Any, index: int, /) -> "Game":
         """The Game for episode ``index``."""
         ...
 

@@ -8,8 +8,27 @@ LOCK = ".lock"
 
 
 def trajectory_path(task_id: str, index: int) -> str:
-    """Where an episode's steps live, relative to the run directory."""
+    """Where an episode's steps lived in the first layout (one JSON-lines file per episode).
+
+    Relative to the run directory. Runs written since name a shard instead (``shard_path``); both are read.
+    """
     return f"trajectories/{task_id}/{index:06d}.jsonl"
+
+
+def shard_path(task_id: str) -> str:
+    """The shard holding the steps of a task's episodes (``log/shard.py``), relative to the run directory."""
+    return f"trajectories/{task_id}/steps.pbt"
+
+
+def split_reference(reference: str) -> tuple[str, str | None]:
+    """A record's ``trajectory`` split in two.
+
+    ``(file, None)`` for a file of its own (the first layout), ``(shard, tag)`` for ``shard#tag``.
+    """
+    file, sep, tag = reference.rpartition("#")
+    if sep and file.endswith(".pbt"):
+        return file, tag
+    return reference, None
 
 
 def frame_path(task_id: str, index: int, step: int) -> str:

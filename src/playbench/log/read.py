@@ -5,14 +5,15 @@ Records are untrusted data: a folder without a valid ``run.json`` is refused, a 
 is an error that changes nothing, and a record naming a file outside its run is refused.
 """
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 from pydantic import ValidationError
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord, RunConfig, RunMeta, StepRecord
-from playbench.log.paths import EPISODES, RUN_JSON
+from playbench.log.paths import EPISODES, RUN_JSON, split_reference
 
 
 class RunLog:
@@ -21,6 +22,7 @@ class RunLog:
     def __init__(self, path: Path, meta: RunMeta) -> None:
         self.path = path
         self.meta = meta
+        self._indexes: dict[Path, Any] = {}  # shard file -> its ShardIndex, built on first read
 
     @classmethod
     def open(cls, path: Path | str) -> Self:
@@ -90,12 +92,40 @@ class RunLog:
 
     def read_trajectory(self, record: EpisodeRecord) -> list[StepRecord]:
         """The steps of an episode (empty when none were recorded)."""
+        return list(self.iter_trajectory(record))
+
+    def iter_trajectory(self, record: EpisodeRecord) -> Iterator[StepRecord]:
+        """The steps of an episode, read lazily, chunk by chunk (nothing when none were recorded).
+
+        Reads both layouts: a shard of the run (``trajectories/TASK/steps-NNN.pbt#TAG``, see
+        ``log/shard.py``) and the first layout's file per episode (``trajectories/TASK/NNNNNN.jsonl``).
+        A record naming a file outside the run, or steps that cannot be read back whole, is a PlaybenchError.
+        """
         if not record.trajectory:
-            return []
-        file = self.inside(record.trajectory)
+            return
+        relative, tag = split_reference(record.trajectory)
+        file = self.inside(relative)
+        if tag is not None:
+            from playbench.log.shard import ShardCorrupt, ShardIndex, parse_tag
+
+            try:
+                number = parse_tag(tag)
+                if number is None:
+                    raise ShardCorrupt(f"{record.trajectory!r} names no episode")
+                index = self._indexes.get(file)
+                if index is None or not index.has(number):  # a run still being written grows: index again
+                    index = self._indexes[file] = ShardIndex(file)
+                yield from index.read(number)
+            except (ShardCorrupt, ValidationError, ValueError, OSError) as exc:
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise PlaybenchError(f"{self.path}: the steps of {record.task} #{record.index} cannot be read "
+                                     f"({reason})") from None
+            return
         if not file.exists():
-            return []
-        return [StepRecord.model_validate_json(line) for line in file.read_bytes().splitlines() if line.strip()]
+            return
+        for line in file.read_bytes().splitlines():
+            if line.strip():
+                yield StepRecord.model_validate_json(line)
 
     def __repr__(self) -> str:
         return f"RunLog({str(self.path)!r})"

@@ -1,31 +1,42 @@
 """The run's one writer: ``run.json``, append-only ``episodes.jsonl`` and ``trajectories/``.
 
-Every episode line is written whole, flushed and fsynced as the episode ends, after its trajectory is
-durably in place (file fsynced, renamed, directory fsynced), so a line never points to a missing file
-after a crash or a power loss. A process killed mid-write leaves at most a torn last line, which readers
-ignore and resume truncates away. One process writes a run at a time: a writer holds an OS lock on
-``RUN/.lock`` (released by the kernel on any exit, kill -9 included).
+An episode's steps stream into its task's shard as it plays (``steps``, see ``log/shard.py``). When it
+ends, its line is committed: the shards holding its steps are fsynced, then the line is appended to
+``episodes.jsonl`` and fsynced, so a line never points to steps that are not on disk, after a crash or a
+power loss. ``commit`` does this for every episode that ends in the same moment with one fsync of each
+(group commit, in a thread, while the other episodes play on); an episode counts as recorded only once
+its future is done. ``append_episode`` does the same at once, for callers without an event loop.
+
+A process killed mid-write leaves at most a torn last line, which readers ignore and resume truncates
+away, and a torn chunk at a shard's end, after everything recorded (each writing session appends to
+shards of its own). One process writes a run at a time: a writer holds an OS lock on ``RUN/.lock``
+(released by the kernel on any exit, kill -9 included).
 """
 
+import asyncio
 import contextlib
 import io
 import os
 import re
 import secrets
 import shutil
+import threading
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
+import orjson
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord, RunMeta, StepRecord
-from playbench.log.durable import StoreWriteError, describe, fsync_dir, write_atomic
+from playbench.log.durable import StoreWriteError, describe, fsync_dir, mkdirs_durably, write_atomic
 from playbench.log.lock import take_lock
-from playbench.log.paths import EPISODES, RUN_JSON, frame_path, trajectory_path
+from playbench.log.paths import EPISODES, RUN_JSON, frame_path, shard_path
 from playbench.log.read import RunLog
+from playbench.log.shard import EpisodeSteps, ShardFile, repair
 
 
 def _slug(text: str) -> str:
@@ -47,22 +58,32 @@ class RunStore(RunLog):
         self._episodes_file: IO[bytes] | None = None
         self._lock: IO[str] | None = None
         self._known_dirs: set[Path] = set()
+        self._shards: dict[str, ShardFile] = {}
+        self._pending: list[tuple[bytes, asyncio.Future[None]]] = []  # lines waiting for the next commit
+        self._flusher: asyncio.Task[None] | None = None
+        self._thread: ThreadPoolExecutor | None = None
+        self._write_lock = threading.Lock()  # one commit at a time touches the files
+        self._failed: str | None = None  # why a commit failed: the run must stop
+        self._attempts: dict[tuple[str, int], int] | None = None  # records per episode, counted on first use
 
     @classmethod
-    def create(cls, log_dir: Path, meta_fields: dict[str, Any]) -> "RunStore":
+    def create(cls, log_dir: Path, meta_fields: dict[str, Any], name: str | None = None) -> "RunStore":
         """Make a new run directory under ``log_dir``, lock it and write ``run.json``.
 
+        The directory is called ``name`` when given (refused if it exists), else a fresh time-stamped name.
         An unusable log directory (read-only, a file in the way, full) is one PlaybenchError line, and a
         half-made run directory is removed again.
         """
         now = datetime.now(UTC)
         config = meta_fields["config"]
-        name = f"{now:%Y%m%d-%H%M%S}-{_slug(config.model or config.agent)}-{secrets.token_hex(3)}"
+        name = name or f"{now:%Y%m%d-%H%M%S}-{_slug(config.model or config.agent)}-{secrets.token_hex(3)}"
         log_dir = Path(log_dir)
         path = log_dir / name
         try:
             log_dir.mkdir(parents=True, exist_ok=True)
             path.mkdir()
+        except FileExistsError:
+            raise PlaybenchError(f"{path} already exists; give a new directory") from None
         except OSError as exc:
             raise PlaybenchError(f"cannot create a run in {log_dir}: {exc.strerror or exc}") from None
         try:
@@ -93,11 +114,61 @@ class RunStore(RunLog):
         self._write_atomic(self.path / RUN_JSON, _meta_bytes(meta))
         self.meta = meta
 
-    def write_trajectory(self, task_id: str, index: int, steps: Iterable[StepRecord]) -> str:
-        """Write an episode's steps atomically and durably; returns the relative path."""
-        rel = trajectory_path(task_id, index)
-        self._write_atomic(self.path / rel, b"".join(s.json_line() for s in steps))
-        return rel
+    def steps(self, task_id: str, index: int) -> EpisodeSteps:
+        """A writer for one episode's steps.
+
+        ``add`` each as it is played, ``finish`` (what the episode's
+        record names in ``trajectory``) when it ends, then ``commit`` (or ``append_episode``) the record.
+        """
+        shard = self._shard(task_id)
+        if self._attempts is None:
+            self._attempts = self._count_records()
+        attempt = self._attempts.get((task_id, index), 0)
+        return EpisodeSteps(shard, shard_path(task_id), index, attempt)
+
+    def write_trajectory(self, task_id: str, index: int, steps: Iterable[StepRecord]) -> str | None:
+        """Write an episode's steps at once (for callers that have them all).
+
+        Returns what its record names
+        (None for no step). They are durable once its record is appended or committed.
+        """
+        writer = self.steps(task_id, index)
+        for step in steps:
+            writer.add(step)
+        return writer.finish()
+
+    def _count_records(self) -> dict[tuple[str, int], int]:
+        """How many records each episode has so far: a re-run's steps are tagged apart from the earlier ones."""
+        counts: dict[tuple[str, int], int] = {}
+        file = self.path / EPISODES
+        data = file.read_bytes() if file.exists() else b""
+        for line in data.split(b"\n")[:-1]:  # complete lines only
+            if line.strip():
+                row = orjson.loads(line)
+                key = (row["task"], row["index"])
+                counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    def _shard(self, task_id: str) -> ShardFile:
+        shard = self._shards.get(task_id)
+        if shard is not None:
+            return shard
+        file = self.path / shard_path(task_id)
+        try:
+            if file.parent not in self._known_dirs:
+                mkdirs_durably(file.parent, self.path)
+                self._known_dirs.add(file.parent)
+            fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                size = repair(file)  # a torn tail left by a kill is cut before anything is appended
+                fsync_dir(file.parent)
+            except BaseException:
+                os.close(fd)
+                raise
+        except (OSError, ValueError) as exc:
+            raise StoreWriteError(describe(exc, file) if isinstance(exc, OSError) else f"{file}: {exc}") from None
+        shard = self._shards[task_id] = ShardFile(file, fd, size)
+        return shard
 
     def write_frame(self, task_id: str, index: int, step: int, image: Any) -> str:
         """Save an RGB frame as PNG next to the episode's trajectory; returns the relative path."""
@@ -109,31 +180,124 @@ class RunStore(RunLog):
         self._write_atomic(self.path / rel, png.getvalue())
         return rel
 
-    def append_episode(self, record: EpisodeRecord) -> None:
-        """Append one episode line, flushed and fsynced before returning (StoreWriteError if it fails).
+    def copy_episode(self, source: RunLog, record: EpisodeRecord) -> EpisodeRecord:
+        """Copy an episode of another run into this one: its frames and trajectory, durably.
 
-        A failed append cuts the file back to where it was, so no partial line is left behind.
+        Returns the record to append (the same, naming the copies). A file the record names outside
+        ``source`` is refused.
         """
-        line = record.model_dump_json().encode() + b"\n"
+        steps = source.read_trajectory(record)
+        for step in steps:
+            if step.frame:
+                self._write_atomic(self.path / frame_path(record.task, record.index, step.step),
+                                   source.inside(step.frame).read_bytes())
+                step.frame = frame_path(record.task, record.index, step.step)
+        trajectory = self.write_trajectory(record.task, record.index, steps) if steps else None
+        return record.model_copy(update={"trajectory": trajectory})
+
+    def append_episode(self, record: EpisodeRecord) -> None:
+        """Append one episode line now, durably.
+
+        The shards are fsynced, then the line written and fsynced, before
+        returning (StoreWriteError if it fails). A failed append cuts the file back to where it was, so no
+        partial line is left behind.
+        """
+        self._counted(record)
+        self._commit_lines(self._dirty_shards(), record.model_dump_json().encode() + b"\n")
+
+    def commit(self, record: EpisodeRecord) -> "asyncio.Future[None]":
+        """Queue an episode's line for the next group commit; the future is done once it is on disk.
+
+        Every episode committed before the commit starts shares its fsyncs. Raises StoreWriteError at once
+        if an earlier commit failed (the run must stop).
+        """
+        if self._failed is not None:
+            raise StoreWriteError(self._failed)
+        self._counted(record)
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self._pending.append((record.model_dump_json().encode() + b"\n", done))
+        if self._flusher is None:
+            self._flusher = loop.create_task(self._flush())
+        return done
+
+    def _counted(self, record: EpisodeRecord) -> None:
+        if self._attempts is not None:
+            self._attempts[record.key] = self._attempts.get(record.key, 0) + 1
+
+    async def drain(self) -> None:
+        """Wait until every committed episode is on disk (StoreWriteError if a commit failed)."""
+        while self._flusher is not None:
+            await asyncio.shield(self._flusher)
+        if self._failed is not None:
+            raise StoreWriteError(self._failed)
+
+    async def _flush(self) -> None:
+        loop = asyncio.get_running_loop()
         try:
-            if self._episodes_file is None:
-                self._episodes_file = open(self.path / EPISODES, "ab")  # noqa: SIM115
-            start = self._episodes_file.seek(0, os.SEEK_END)
+            while self._pending:
+                await asyncio.sleep(0)  # episodes ending in this moment join the batch
+                batch, self._pending = self._pending, []
+                if self._thread is None:
+                    self._thread = ThreadPoolExecutor(1, thread_name_prefix="playbench-commit")
+                try:
+                    await loop.run_in_executor(self._thread, self._commit_lines, self._dirty_shards(),
+                                               b"".join(line for line, _ in batch))
+                except StoreWriteError as exc:
+                    self._failed = str(exc)
+                    for _, done in batch + self._pending:
+                        if not done.done():
+                            done.set_exception(StoreWriteError(self._failed))
+                    self._pending = []
+                    return
+                for _, done in batch:
+                    if not done.done():
+                        done.set_result(None)
+        finally:
+            self._flusher = None
+
+    def _dirty_shards(self) -> list[ShardFile]:
+        dirty = [shard for shard in self._shards.values() if shard.dirty]
+        for shard in dirty:
+            shard.dirty = False  # cleared before the fsync: a chunk written meanwhile marks it again
+        return dirty
+
+    def _commit_lines(self, shards: list[ShardFile], lines: bytes) -> None:
+        self._indexes = {}  # what a reader indexed of the shards is out of date
+        with self._write_lock:
+            for shard in shards:
+                shard.sync()
             try:
-                self._episodes_file.write(line)
-                self._episodes_file.flush()
-                os.fsync(self._episodes_file.fileno())
-            except OSError:
-                with contextlib.suppress(OSError):
-                    os.truncate(self.path / EPISODES, start)
-                self._episodes_file.close()
-                self._episodes_file = None
-                raise
-        except OSError as exc:
-            raise StoreWriteError(describe(exc, self.path / EPISODES)) from None
+                if self._episodes_file is None:
+                    self._episodes_file = open(self.path / EPISODES, "ab")  # noqa: SIM115
+                start = self._episodes_file.seek(0, os.SEEK_END)
+                try:
+                    self._episodes_file.write(lines)
+                    self._episodes_file.flush()
+                    os.fsync(self._episodes_file.fileno())
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        os.truncate(self.path / EPISODES, start)
+                    self._episodes_file.close()
+                    self._episodes_file = None
+                    raise
+            except OSError as exc:
+                raise StoreWriteError(describe(exc, self.path / EPISODES)) from None
 
     def close(self) -> None:
-        """Close the episodes file and release the writer lock."""
+        """Write what is still waiting for a commit, close the files and release the writer lock."""
+        if self._thread is not None:
+            self._thread.shutdown(wait=True)  # a commit under way ends first
+            self._thread = None
+        if self._pending and self._failed is None:  # episodes that ended before an interruption
+            batch, self._pending = self._pending, []
+            with contextlib.suppress(StoreWriteError):
+                self._commit_lines(self._dirty_shards(), b"".join(line for line, _ in batch))
+        self._pending = []
+        for shard in self._shards.values():
+            with contextlib.suppress(OSError):
+                shard.close()
+        self._shards = {}
         if self._episodes_file is not None:
             with contextlib.suppress(OSError):
                 self._episodes_file.close()

@@ -75,6 +75,7 @@ class FakeServer:
         self.latency = latency
         self.record = record  # keep every request's path and decoded body in ``received`` (tests)
         self.received: list[tuple[str, Any]] = []
+        self.bodies: list[bytes] = []  # with ``record``: each request body exactly as it arrived
         self.faults = dict(faults or {})
         self.sequence = list(sequence or [])  # faults of the first requests, in order (None: a normal answer)
         unknown = (set(self.faults) | set(self.sequence)) - set(FAULTS) - {None}
@@ -195,6 +196,7 @@ class FakeServer:
         stats = self.stats
         stats.requests += 1
         if self.record:
+            self.bodies.append(body)
             try:
                 self.received.append((path, json.loads(body)))
             except ValueError:

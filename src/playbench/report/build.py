@@ -21,7 +21,7 @@ def suite_of(task_id: str) -> str | None:
 
 
 def suite_module(suite: str) -> Any | None:
-    """A suite's optional ``summary`` module (``summarize``, ``task_extras``, ``render``).
+    """A suite's optional ``summary`` module (``summarize``, ``task_extras``, ``render``, ``score_is_fraction``).
 
     ``suite`` comes from record task ids, so only a plain lower-case name is looked up: a dotted or
     relative name could otherwise reach other modules.
@@ -34,9 +34,37 @@ def suite_module(suite: str) -> Any | None:
     return importlib.import_module(name)
 
 
+def run_label(store: RunLog) -> str:
+    """A run's own label (``eval --label``), else ``model + agent`` (or the agent alone, without a model)."""
+    label = store.meta.settings.get("label")
+    if isinstance(label, str) and label:
+        return label
+    config = store.meta.config
+    return f"{config.model} + {config.agent}" if config.model else config.agent
+
+
+#: usage keys summed into a report, in the order the text report shows them
+USAGE_KEYS = ("calls", "input_tokens", "output_tokens", "cached_input_tokens", "cached_output_tokens")
+
+
+def usage_total(usages: list[dict[str, int]]) -> dict[str, Any]:
+    """Summed usage of several episodes or tasks, with ``cost_usd`` (None when no price was known)."""
+    total: dict[str, int] = defaultdict(int)
+    for usage in usages:
+        for k, v in usage.items():
+            if k != "cost_usd":
+                total[k] += int(v)
+    out: dict[str, Any] = dict(total)
+    out["cost_usd"] = total["cost_micro_usd"] / 1e6 if "cost_micro_usd" in total else None
+    return out
+
+
 def task_report(task_id: str, records: list[EpisodeRecord], scheduled: int = 0) -> dict[str, Any]:
     """Counts over every episode (``errors``: every status but ``ok``); scores over ``ok`` episodes only."""
     ok = [r for r in records if r.status == "ok"]
+    # suite extras assume a task the run scheduled; a stray record's task id may name anything
+    module = suite_module(task_id.split("/", 1)[0]) if scheduled else None
+    fraction = bool(module is not None and hasattr(module, "score_is_fraction") and module.score_is_fraction(task_id))
     status = {s: 0 for s in STATUSES}
     usage: dict[str, int] = defaultdict(int)
     for r in records:
@@ -48,15 +76,13 @@ def task_report(task_id: str, records: list[EpisodeRecord], scheduled: int = 0) 
         "scheduled": scheduled,
         "status": status,
         "errors": len(records) - status["ok"],
-        "score": summarize([r.score for r in ok if r.score is not None]),
-        "completion": summarize([r.completion for r in ok if r.completion is not None]),
-        "progress": summarize([r.progress for r in ok if r.progress is not None]),
+        "score": summarize([r.score for r in ok if r.score is not None], proportion=fraction),
+        "completion": summarize([r.completion for r in ok if r.completion is not None], proportion=True),
+        "progress": summarize([r.progress for r in ok if r.progress is not None], proportion=True),
         "steps": sum(r.steps for r in records),
         "invalid_actions": sum(r.invalid_actions for r in records),
-        "usage": dict(usage),
+        "usage": usage_total([dict(usage)]),
     }
-    # suite extras assume a task the run scheduled; a stray record's task id may name anything
-    module = suite_module(task_id.split("/", 1)[0]) if scheduled else None
     if module is not None and hasattr(module, "task_extras"):
         entry.update(module.task_extras(task_id, records))
     return entry
@@ -110,6 +136,7 @@ def build_report(store: RunLog) -> dict[str, Any]:
             "run_id": store.meta.run_id,
             "agent": config.agent,
             "model": config.model,
+            "label": run_label(store),
             "seed": config.seed,
             "config_hash": store.meta.config_hash,
             "scheduled": scheduled,
@@ -117,6 +144,7 @@ def build_report(store: RunLog) -> dict[str, Any]:
         },
         "tasks": {tid: task_report(tid, by_task.get(tid, []), scheduled.get(tid, 0)) for tid in order},
     }
+    report["run"]["usage"] = usage_total([t["usage"] for t in report["tasks"].values()])
     # Suite summaries see the scheduled tasks only: a record for a task the run never asked for is shown
     # in the task table and counted as unscheduled, but it does not enter a suite's paper numbers.
     suites = sorted({tid.split("/", 1)[0] for tid in scheduled})

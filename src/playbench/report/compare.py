@@ -1,12 +1,25 @@
-"""Compare two runs episode by episode: pairs are (task, episode seed), which fixes the instance."""
+"""Compare two runs episode by episode: pairs are (task, episode seed), which fixes the instance.
 
+Per task, statistics are on the task's own scale. The ``overall`` row pools every pair after
+normalizing each task's scores to [0, 1] by the range the task's scores span across both runs
+(``(x - min) / (max - min)``; a task whose scores are all equal contributes 0 differences), so a task
+scored 0–50 (RPS) does not outweigh one scored 0–3 (Hanoi). Runs that share no task are refused.
+"""
+
+import warnings
 from collections import Counter, defaultdict
 from typing import Any
 
+import numpy as np
+
+from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord
 from playbench.log.read import RunLog
-from playbench.report.build import coverage
+from playbench.report.build import coverage, run_label
 from playbench.stats.compare import paired, unpaired
+
+#: How the overall row pools tasks (shown in reports and docs).
+POOLING = "per-task min-max normalized over both runs, then pooled"
 
 
 def _scores(latest: dict[tuple[str, int], EpisodeRecord]) -> dict[str, dict[int, float]]:
@@ -29,7 +42,19 @@ def _errors(latest: dict[tuple[str, int], EpisodeRecord]) -> dict[str, Counter[s
 def _side(store: RunLog, latest: dict[tuple[str, int], EpisodeRecord]) -> dict[str, Any]:
     config = store.meta.config
     return {"path": str(store.path), "agent": config.agent, "model": config.model,
+            "label": run_label(store),
             "episodes": coverage({t.id: t.episodes for t in config.tasks}, set(latest))}
+
+
+def _normalizer(xa: list[float], xb: list[float]) -> tuple[float, float]:
+    """(low, span) of a task's scores across both runs; span 0 when every score is equal."""
+    values = xa + xb
+    low, high = min(values), max(values)
+    return low, high - low
+
+
+def _task_names(store: RunLog) -> set[str]:
+    return {t.id for t in store.meta.config.tasks}
 
 
 def compare_runs(a: RunLog, b: RunLog, metric: str = "score") -> dict[str, Any]:
@@ -37,27 +62,47 @@ def compare_runs(a: RunLog, b: RunLog, metric: str = "score") -> dict[str, Any]:
 
     Each task also says how many episodes of each run were left out for ending in an error status
     (``errors``: ``{"a": {status: n}, "b": {...}}``), and each run says how many of its scheduled
-    episodes it recorded (``a.episodes``, ``b.episodes``).
+    episodes it recorded (``a.episodes``, ``b.episodes``). Raises PlaybenchError when the runs share no
+    task. Library warnings (scipy's precision notices on constant data) never reach the caller.
     """
+    shared_tasks = _task_names(a) & _task_names(b)
+    if not shared_tasks:
+        raise PlaybenchError(f"the runs share no task, nothing to compare: A ran {', '.join(sorted(_task_names(a)))}"
+                             f"; B ran {', '.join(sorted(_task_names(b)))}")
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return _compare(a, b, metric, shared_tasks)
+
+
+def _compare(a: RunLog, b: RunLog, metric: str, shared_tasks: set[str]) -> dict[str, Any]:
     latest_a, latest_b = a.latest_episodes(), b.latest_episodes()
     sa, sb = _scores(latest_a), _scores(latest_b)
     ea, eb = _errors(latest_a), _errors(latest_b)
     tasks: dict[str, Any] = {}
-    all_a: list[float] = []
-    all_b: list[float] = []
-    for task in sorted(set(sa) | set(sb) | set(ea) | set(eb)):
+    norm_a: list[float] = []
+    norm_b: list[float] = []
+    for task in sorted(set(sa) | set(sb) | set(ea) | set(eb) | shared_tasks):
+        if task not in shared_tasks:
+            only = "A" if task in _task_names(a) else "B"
+            tasks[task] = {"paired": False, "n": 0, "note": f"only in run {only}: not compared"}
+            continue
         common = sorted(set(sa.get(task, {})) & set(sb.get(task, {})))
         if common:
             xa = [sa[task][s] for s in common]
             xb = [sb[task][s] for s in common]
             tasks[task] = paired(xa, xb)
-            all_a += xa
-            all_b += xb
+            low, span = _normalizer(xa, xb)
+            norm_a += [(x - low) / span if span else 0.0 for x in xa]
+            norm_b += [(x - low) / span if span else 0.0 for x in xb]
         else:
             tasks[task] = unpaired(list(sa.get(task, {}).values()), list(sb.get(task, {}).values()))
-            tasks[task]["note"] = "no shared episodes: unpaired test"
+            tasks[task]["note"] = "no shared episodes (different seeds?): unpaired test"
         tasks[task]["errors"] = {"a": dict(ea.get(task, {})), "b": dict(eb.get(task, {}))}
-    overall = paired(all_a, all_b) if all_a else {"paired": False, "n": 0, "note": "no shared episodes"}
+    if norm_a:
+        overall = {**paired(norm_a, norm_b), "pooling": POOLING}
+    else:
+        overall = {"paired": False, "n": 0,
+                   "note": "no episode is shared by both runs (different seeds or instances): no overall row"}
     overall["errors"] = {"a": dict(sum(ea.values(), Counter())), "b": dict(sum(eb.values(), Counter()))}
     return {
         "a": _side(a, latest_a),

@@ -1,4 +1,9 @@
-"""Figures from reports (PNG and SVG via matplotlib): scores with CIs, capability radar, BALROG, GRASP."""
+"""Figures from reports (PNG and SVG via matplotlib), one per suite and one of every task's score.
+
+Every bar carries its uncertainty: 95% intervals (Wilson or bootstrap, inside the metric's range) where
+the report has them, else ± one standard error (said on the axis). Each run is labelled by its own
+label (``eval --label``), else model + agent; equal labels get the run id appended.
+"""
 
 import math
 from pathlib import Path
@@ -7,6 +12,7 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text in SVG: searchable, smaller
 import matplotlib.pyplot as plt  # noqa: E402
 
 from playbench.report.inert import inert_text  # noqa: E402
@@ -20,107 +26,225 @@ def _text(value: object, limit: int = 60) -> str:
     return inert_text(value, limit=limit, one_line=True).replace("$", r"\$")
 
 
-def _label(report: dict[str, Any]) -> str:
+def _raw_label(report: dict[str, Any]) -> str:
     run = report["run"]
-    return _text(run["model"] or run["agent"])
+    if run.get("label"):
+        return str(run["label"])
+    return f"{run['model']} + {run['agent']}" if run.get("model") else str(run["agent"])
 
 
-def _save(fig: Any, out: Path, name: str) -> list[Path]:
+def labels(reports: list[dict[str, Any]]) -> list[str]:
+    """Each run's label; runs whose labels are equal get their run id appended, so no two look alike."""
+    raw = [_raw_label(r) for r in reports]
+    return [_text(f"{name} ({r['run']['run_id']})" if raw.count(name) > 1 else name)
+            for name, r in zip(raw, reports, strict=True)]
+
+
+def _save(fig: Any, out: Path, name: str, tight: bool = True) -> list[Path]:
     paths = [out / f"{name}.png", out / f"{name}.svg"]
-    fig.tight_layout()
+    if tight:
+        fig.tight_layout()
     for p in paths:
-        fig.savefig(p, dpi=120)
+        fig.savefig(p, dpi=120, bbox_inches="tight")
     plt.close(fig)
     return paths
 
 
+def _err(mean: float | None, ci: Any, stderr: float | None = None) -> tuple[float, float]:
+    """(below, above) error-bar lengths from a [lo, hi] interval, else ± stderr, else none."""
+    if mean is None:
+        return 0.0, 0.0
+    if ci and ci[0] is not None and ci[1] is not None:
+        return max(0.0, mean - ci[0]), max(0.0, ci[1] - mean)
+    if stderr is not None:
+        return stderr, stderr
+    return 0.0, 0.0
+
+
+def _grouped_bars(ax: Any, groups: list[str], series: list[tuple[str, list[tuple[float | None, tuple[float, float]]]]],
+                  ) -> None:
+    """Bars of several series over groups: ``series`` = [(label, [(value or None, (below, above))])].
+
+    A missing value draws no bar and is marked ``n/a`` (never a 0 that looks measured).
+    """
+    width = 0.8 / max(1, len(series))
+    for k, (label, cells) in enumerate(series):
+        xs = [i + k * width for i in range(len(groups))]
+        values = [c[0] if c[0] is not None else math.nan for c in cells]
+        errs = [[c[1][0] for c in cells], [c[1][1] for c in cells]]
+        ax.bar(xs, values, width, yerr=errs, capsize=3, label=label)
+        for x, c in zip(xs, cells, strict=True):
+            if c[0] is None:
+                ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=6, rotation=90)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(groups))], groups, rotation=25, ha="right", fontsize=7)
+
+
 def task_scores(reports: list[dict[str, Any]], out: Path) -> list[Path]:
-    """One panel per task: mean score of each run with its 95% CI."""
-    tasks = sorted({t for r in reports for t in r["tasks"]})
+    """One panel per task: mean score of each run with its 95% CI (one colour per run, legend below)."""
+    tasks = list(dict.fromkeys(t for r in reports for t in r["tasks"]))
     if not tasks:
         return []
+    names = labels(reports)
+    colors = [f"C{i % 10}" for i in range(len(reports))]
     cols = min(4, len(tasks))
     rows = math.ceil(len(tasks) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), squeeze=False)
-    errs: list[list[float]]
+    legend_h = 0.2 * math.ceil(len(reports) / 2) + 0.2
+    height = 2.4 * rows + 0.5 + legend_h
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, height), squeeze=False)
     for ax, task in zip(axes.flat, tasks, strict=False):
-        labels, means, errs = [], [], [[], []]
-        for r in reports:
+        for k, r in enumerate(reports):
             stat = r["tasks"].get(task, {}).get("score", {})
             if stat.get("mean") is None:
                 continue
-            lo, hi = stat["ci95"] if stat["ci95"][0] is not None else (stat["mean"], stat["mean"])
-            labels.append(_label(r))
-            means.append(stat["mean"])
-            errs[0].append(stat["mean"] - lo)
-            errs[1].append(hi - stat["mean"])
-        ax.bar(range(len(means)), means, yerr=errs, capsize=4, color="#4c72b0")
-        ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=7)
+            below, above = _err(stat["mean"], stat.get("ci95"))
+            ax.bar([k], [stat["mean"]], yerr=[[below], [above]], capsize=4, color=colors[k])
+        ax.set_xticks([])
+        ax.set_xlim(-0.6, len(reports) - 0.4)
         ax.set_title(_text(task), fontsize=8)
+        ax.tick_params(labelsize=7)
     for ax in list(axes.flat)[len(tasks):]:
         ax.axis("off")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors]
+    fig.legend(handles, names, loc="lower center", ncol=min(2, len(names)), fontsize=7, frameon=False)
     fig.suptitle("score per task (mean, 95% CI)", fontsize=10)
-    return _save(fig, out, "task_scores")
+    fig.tight_layout(rect=(0, legend_h / height, 1, 1))
+    return _save(fig, out, "task_scores", tight=False)
+
+
+def smartplay_scores(reports: list[dict[str, Any]], out: Path) -> list[Path]:
+    """SmartPlay normalized score per game (human- or range-normalized, as labelled), 95% CI, one bar per run."""
+    runs = [(n, r) for n, r in zip(labels(reports), reports, strict=True) if r.get("smartplay", {}).get("normalized")]
+    if not runs:
+        return []
+    games = list(dict.fromkeys(t for _, r in runs for t in r["smartplay"]["normalized"]))
+    series = []
+    for name, r in runs:
+        sp = r["smartplay"]
+        cells = []
+        for g in games:
+            value = sp["normalized"].get(g)
+            cells.append((value, _err(value, sp.get("normalized_ci95", {}).get(g), sp.get("normalized_stderr", {}).get(g))))
+        series.append((name, cells))
+    fig, ax = plt.subplots(figsize=(1.0 * len(games) + 3.5, 3.8))
+    kinds = runs[0][1]["smartplay"].get("normalization", {})
+    _grouped_bars(ax, [_text(g.split("/", 1)[-1] + ("" if kinds.get(g) != "range" else " (range)")) for g in games],
+                  series)
+    ax.axhline(1.0, color="grey", lw=0.6, ls="--")
+    ax.set_ylabel("normalized score (1 = human / max)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.set_title("SmartPlay normalized score per game (mean, 95% CI)", fontsize=9)
+    return _save(fig, out, "smartplay_games")
 
 
 def capability_radar(reports: list[dict[str, Any]], out: Path) -> list[Path]:
-    """SmartPlay's nine capabilities as a radar, one polygon per run (null capabilities plotted as 0)."""
-    runs = [r for r in reports if r.get("smartplay", {}).get("capabilities")]
+    """SmartPlay's nine capabilities as a radar, one polygon per run, for runs with two or more games.
+
+    A capability that no supplied game measures is left out of the polygon (a gap), never drawn as 0, and
+    its axis says ``n/a``; the shaded band is ± one standard error.
+    """
+    runs = [(n, r) for n, r in zip(labels(reports), reports, strict=True)
+            if r.get("smartplay", {}).get("capabilities") and len(r["smartplay"].get("capability_tasks", [])) >= 2]
     if not runs:
         return []
-    names = list(runs[0]["smartplay"]["capabilities"])
+    names = list(runs[0][1]["smartplay"]["capabilities"])
     angles = [2 * math.pi * i / len(names) for i in range(len(names))] + [0.0]
-    fig = plt.figure(figsize=(6, 6))
-    ax = fig.add_subplot(projection="polar")
-    for r in runs:
+    fig = plt.figure(figsize=(7, 7.5))
+    ax = fig.add_axes((0.15, 0.22, 0.7, 0.66), projection="polar")
+    measured = set()
+    for label, r in runs:
         caps = r["smartplay"]["capabilities"]
-        values = [v if isinstance(v, int | float) else 0.0 for v in (caps[n] for n in names)]
-        ax.plot(angles, values + values[:1], label=_label(r))
-        ax.fill(angles, values + values[:1], alpha=0.15)
-    ax.set_xticks(angles[:-1], [_text(n).replace(" ", "\n", 1) for n in names], fontsize=7)
-    ax.set_ylim(0, 1)
-    ax.legend(loc="lower right", fontsize=7)
-    ax.set_title("SmartPlay capabilities")
-    return _save(fig, out, "smartplay_capabilities")
+        errs = r["smartplay"].get("capabilities_stderr", {})
+        values = [caps[n] if isinstance(caps[n], int | float) else math.nan for n in names]
+        measured |= {n for n, v in zip(names, values, strict=True) if not math.isnan(v)}
+        line = ax.plot(angles, values + values[:1], marker="o", label=label)[0]
+        lo = [v - (errs.get(n) or 0.0) for v, n in zip(values, names, strict=True)]
+        hi = [v + (errs.get(n) or 0.0) for v, n in zip(values, names, strict=True)]
+        ax.fill_between(angles, lo + lo[:1], hi + hi[:1], alpha=0.2, color=line.get_color())
+    ticks = [_text(n).replace(" ", "\n", 1) + ("" if n in measured else "\n(n/a)") for n in names]
+    ax.set_xticks(angles[:-1], ticks, fontsize=7)
+    ax.tick_params(axis="x", pad=12)
+    ax.tick_params(axis="y", labelsize=6)
+    ax.set_rlabel_position(100)  # type: ignore[attr-defined]  # a PolarAxes
+    ax.set_ylim(0, max(1.0, *[v for _, r in runs for v in r["smartplay"]["capabilities"].values()
+                              if isinstance(v, int | float)]))
+    fig.legend(loc="lower center", fontsize=7, ncol=min(2, len(runs)), frameon=False)
+    fig.suptitle("SmartPlay capabilities (band: ± SE; n/a: no supplied game measures it)", fontsize=9)
+    return _save(fig, out, "smartplay_capabilities", tight=False)
 
 
 def balrog_progress(reports: list[dict[str, Any]], out: Path) -> list[Path]:
-    """BALROG average progress (%) per environment with standard errors, one bar per run."""
-    runs = [r for r in reports if r.get("balrog", {}).get("envs")]
+    """BALROG average progress (%) per environment and overall, 95% CI, one bar per run."""
+    runs = [(n, r) for n, r in zip(labels(reports), reports, strict=True) if r.get("balrog", {}).get("envs")]
     if not runs:
         return []
-    envs = sorted({e for r in runs for e in r["balrog"]["envs"]})
-    width = 0.8 / len(runs)
-    fig, ax = plt.subplots(figsize=(1.2 * len(envs) + 3, 3.5))
-    for k, r in enumerate(runs):
-        vals = [r["balrog"]["envs"].get(e, {}) for e in envs]
-        ax.bar([i + k * width for i in range(len(envs))], [v.get("mean") or 0 for v in vals], width,
-               yerr=[v.get("stderr") or 0 for v in vals], capsize=3, label=_label(r))
-    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(envs))], [_text(e) for e in envs], rotation=20)
+    envs = list(dict.fromkeys(e for _, r in runs for e in r["balrog"]["envs"]))
+    series = []
+    for name, r in runs:
+        blocks = [r["balrog"]["envs"].get(e, {}) for e in envs] + [r["balrog"]["overall"]]
+        series.append((name, [(b.get("mean"), _err(b.get("mean"), b.get("ci95"), b.get("stderr"))) for b in blocks]))
+    fig, ax = plt.subplots(figsize=(1.2 * len(envs) + 4, 3.8))
+    _grouped_bars(ax, [_text(e) for e in envs] + ["overall"], series)
+    ax.set_ylim(0, 100)
     ax.set_ylabel("progress (%)")
-    ax.legend(fontsize=7)
-    ax.set_title("BALROG progress per environment")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.set_title("BALROG progress per environment and overall (mean, 95% CI)", fontsize=9)
     return _save(fig, out, "balrog_progress")
 
 
-def grasp_energy(reports: list[dict[str, Any]], out: Path) -> list[Path]:
-    """GRASP mean energy by each control (distribution, obstacle, start, movement, carry, cost)."""
-    runs = [r for r in reports if isinstance(r.get("grasp"), dict) and r["grasp"].get("by")]
+def mango_success(reports: list[dict[str, Any]], out: Path) -> list[Path]:
+    """MANGO strict success rate for DF and RF, easy and hard, with 95% Wilson intervals."""
+    runs = [(n, r) for n, r in zip(labels(reports), reports, strict=True)
+            if any(k in r.get("mango", {}) for k in ("df", "rf"))]
     if not runs:
         return []
-    controls = list(runs[0]["grasp"]["by"])
-    fig, axes = plt.subplots(1, len(controls), figsize=(2.8 * len(controls), 3), squeeze=False)
+    groups = [(kind, part) for kind in ("df", "rf") for part in ("easy", "hard", "all")
+              if any(kind in r["mango"] for _, r in runs)]
+    series = []
+    for name, r in runs:
+        cells = []
+        for kind, part in groups:
+            b = r["mango"].get(kind, {}).get("overall", {}).get(part, {})
+            value = b.get("success_rate")
+            cells.append((value, _err(value, (b.get("ci95") or {}).get("success_rate"))))
+        series.append((name, cells))
+    fig, ax = plt.subplots(figsize=(1.0 * len(groups) + 3.5, 3.6))
+    _grouped_bars(ax, [f"{kind.upper()} {part}" for kind, part in groups], series)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("strict success rate")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.set_title("MANGO success (95% Wilson CI)", fontsize=9)
+    return _save(fig, out, "mango_success")
+
+
+def grasp_energy(reports: list[dict[str, Any]], out: Path) -> list[Path]:
+    """GRASP mean energy by each control (distribution, obstacle, start, movement, carry, cost), ± SE.
+
+    One series per run and GRASP task (``grasp.tables[task].by``).
+    """
+    series_src = []
+    for name, r in zip(labels(reports), reports, strict=True):
+        tables = (r.get("grasp") or {}).get("tables") or {}
+        for task, table in tables.items():
+            if table.get("by"):
+                series_src.append((name if len(tables) == 1 else f"{name}: {_text(task)}", table))
+    if not series_src:
+        return []
+    controls = list(dict.fromkeys(c for _, t in series_src for c in t["by"]))
+    fig, axes = plt.subplots(1, len(controls), figsize=(2.9 * len(controls), 3.4), squeeze=False)
     for ax, control in zip(axes.flat, controls, strict=True):
-        levels = sorted({lv for r in runs for lv in r["grasp"]["by"].get(control, {})})
-        width = 0.8 / len(runs)
-        for k, r in enumerate(runs):
-            cells = r["grasp"]["by"].get(control, {})
-            means = [(cells.get(lv, {}).get("energy") or {}).get("mean") or 0 for lv in levels]
-            ax.bar([i + k * width for i in range(len(levels))], means, width, label=_label(r))
-        ax.set_xticks(range(len(levels)), [_text(lv) for lv in levels], rotation=30, fontsize=7)
+        levels = list(dict.fromkeys(lv for _, t in series_src for lv in t["by"].get(control, {})))
+        series = []
+        for name, t in series_src:
+            cells = []
+            for lv in levels:
+                stat = t["by"].get(control, {}).get(lv) or {}
+                value = stat.get("energy")
+                cells.append((value, _err(value, None, stat.get("energy_stderr"))))
+            series.append((name, cells))
+        _grouped_bars(ax, [_text(lv) for lv in levels], series)
         ax.set_title(_text(control), fontsize=8)
-    axes.flat[0].set_ylabel("mean energy")
-    axes.flat[0].legend(fontsize=7)
+    axes.flat[0].set_ylabel("mean energy (± SE)")
+    axes.flat[-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     return _save(fig, out, "grasp_energy")
 
 
@@ -128,6 +252,6 @@ def write_plots(reports: list[dict[str, Any]], out: Path) -> list[Path]:
     """Every figure that the reports have data for."""
     out.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
-    for fn in (task_scores, capability_radar, balrog_progress, grasp_energy):
+    for fn in (task_scores, smartplay_scores, capability_radar, balrog_progress, mango_success, grasp_energy):
         paths += fn(reports, out)
     return paths

@@ -1,71 +1,44 @@
 """The static HTML viewer: works from ``file://`` with no network.
 
-Pages are plain HTML written here (every value escaped); the data goes into small ``.js`` files that call
+Pages are plain HTML written here (every value escaped); the data goes into ``.js`` files that call
 ``PB.set…`` and are loaded by ``<script src>``, which browsers allow from ``file://`` (``fetch`` is not).
-Each episode has its own data file, loaded only when its page is opened, so 10,000-episode runs open fast.
+Episodes live in compressed shards (``viewer_data``), read only when one of their episodes is opened, so a
+10,000-episode run writes a few dozen files and opens at once.
 
-Records are untrusted data. An episode's data file is ``data/r<run>/ep/<folder>/<index>.js``, where the
-folder is the task id itself only when it has the registry's shape (lower-case path segments of letters,
-digits and ``_.+-``, none of them ``.``, ``..`` or a ``.js`` name), and ``_/<number>`` for any other id; the
-page finds the folder in ``tasks.js``. So a task id such as ``../../x`` cannot place a file outside the output
-folder. The viewer reads trajectories and frames only when the path a record names resolves inside its
-run; otherwise the episode shows an error line.
+Pages: ``index.html`` (every run's facts, per-task tables with error bars, suite tables, the episode lists
+with filters, sorting and search, and the episodes shared by several runs), ``episode.html#r=&t=&i=``
+(one episode's transcript with a step navigator) and ``compare.html#t=&i=`` (the same episode in every run,
+side by side). Records are untrusted data: the browser shows every record string with ``textContent``.
 """
 
-import base64
 import html
-import importlib
-import importlib.util
-import json
+import io
 import os
-import re
 import shutil
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from pydantic import ValidationError
-
-from playbench.core.records import STATUSES, EpisodeRecord, StepRecord
-from playbench.log import RunLog, inside_run
-from playbench.report.build import build_report, episodes_text, errors_text, suite_of
+from playbench.core.records import STATUSES, EpisodeRecord
+from playbench.log import RunLog
+from playbench.report.build import build_report, episodes_text, errors_text, suite_module
 from playbench.report.inert import inert_text
+from playbench.report.viewer_data import (
+    dumps,
+    frame_urls,
+    js_call,
+    pack_episode,
+    read_steps,
+    run_facts,
+    shard_text,
+    shards,
+    task_usage,
+)
 
 ASSETS = Path(__file__).with_name("viewer_assets")
-# A task id usable as a folder as it is: the registry's shape (registered ids all match), not too long.
-_TASK_FOLDER = re.compile(r"[a-z0-9][a-z0-9_.+-]{0,99}(/[a-z0-9][a-z0-9_.+-]{0,99})+")
+ASSET_FILES = ("viewer.js", "transcript.js", "pictures.js", "viewer.css")
 LABEL_LIMIT = 300  # longest task id, model name or path shown in the overview tables
 PROBLEMS_SHOWN = 20  # error lines listed per run on the overview; the rest are counted
-
-
-def _js(call: str, *args: Any) -> str:
-    # ensure_ascii also escapes U+2028/2029, so the data is always valid JavaScript
-    return f"{call}({', '.join(json.dumps(a, ensure_ascii=True) for a in args)});\n"
-
-
-def _svg_uri(svg: str | None) -> str | None:
-    return None if not svg else "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
-
-
-def _pictures_module(task_id: str) -> Any | None:
-    suite = suite_of(task_id)  # None for a task id whose suite part could name another module
-    if suite is None or importlib.util.find_spec(f"playbench.suites.{suite}") is None:
-        return None
-    name = f"playbench.suites.{suite}.pictures"
-    if importlib.util.find_spec(name) is None:
-        return None
-    return importlib.import_module(name)
-
-
-def task_folder(task_id: str, number: int) -> str:
-    """The folder (below ``ep/``) of a task's episode files: the id itself or ``_/<number>``.
-
-    The id is used only when it has the registry's shape; ``_`` starts no such id, and no segment of one
-    can be an episode file's name, so two tasks never share or clash over a file.
-    """
-    plain = (_TASK_FOLDER.fullmatch(task_id) and len(task_id) <= 200
-             and not any(part.endswith(".js") for part in task_id.split("/")))
-    return task_id if plain else f"_/{number}"
+PAGES = {"index": "playbench runs", "episode": "playbench episode", "compare": "playbench side by side"}
 
 
 def _label(value: object) -> str:
@@ -73,90 +46,39 @@ def _label(value: object) -> str:
     return html.escape(inert_text(value, limit=LABEL_LIMIT, one_line=True))
 
 
-def _shown(path: str) -> str:
-    return repr(inert_text(path, limit=200, one_line=True))
-
-
-def read_steps(store: RunLog, record: EpisodeRecord) -> tuple[list[StepRecord], list[str]]:
-    """An episode's steps and the problems met reading them (nothing outside the run is ever opened)."""
-    if not record.trajectory:
-        return [], []
-    file = inside_run(store.path, record.trajectory)
-    if file is None:
-        return [], [f"trajectory {_shown(record.trajectory)} is outside the run: refused, nothing was read"]
-    if not file.is_file():
-        return [], [f"trajectory {_shown(record.trajectory)} is missing"]
-    try:
-        data = file.read_bytes()
-    except OSError as exc:
-        return [], [f"trajectory {_shown(record.trajectory)} is unreadable ({exc.strerror or exc})"]
-    steps = []
-    for number, line in enumerate(data.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            steps.append(StepRecord.model_validate_json(line))
-        except (ValidationError, ValueError) as exc:
-            reason = inert_text(str(exc).splitlines()[0], limit=200, one_line=True)
-            return steps, [f"trajectory line {number} is corrupt ({reason}); later steps are not shown"]
-    return steps, []
-
-
-def frame_urls(store: RunLog, steps: list[StepRecord], site: Path) -> tuple[list[str | None], list[str]]:
-    """Per step, the URL (relative to the site) of the frame the agent saw, and the frames refused."""
-    urls: list[str | None] = []
-    problems = []
-    for s in steps:
-        file = inside_run(store.path, s.frame) if s.frame else None
-        if s.frame and file is None:
-            problems.append(f"step {s.step}: frame {_shown(s.frame)} is outside the run: refused, not shown")
-        elif s.frame and file is not None and not file.is_file():
-            problems.append(f"step {s.step}: frame {_shown(s.frame)} is missing")
-            file = None
-        urls.append(None if file is None else quote(Path(os.path.relpath(file, site.resolve())).as_posix()))
-    return urls, problems
-
-
-def episode_payload(record: EpisodeRecord, steps: list[StepRecord], frames: list[str | None] | None = None,
-                    errors: list[str] | None = None) -> dict[str, Any]:
-    """What the episode page shows.
-
-    The record, its steps, the suite's pictures (as SVG data URIs), the URLs (relative to the site) of
-    the frames the agent saw, and any problem met reading the episode.
-    """
-    module = _pictures_module(record.task)
-    picture = step_pictures = None
-    if module is not None:
-        if hasattr(module, "episode_picture"):
-            picture = _svg_uri(module.episode_picture(record, steps))
-        if hasattr(module, "step_picture"):
-            step_pictures = [_svg_uri(module.step_picture(record, s)) for s in steps]
-    return {
-        "record": record.model_dump(mode="json"),
-        "steps": [s.model_dump(mode="json") for s in steps],
-        "picture": picture,
-        "step_pictures": step_pictures,
-        "frames": frames or [None] * len(steps),
-        "errors": errors or [],
-    }
-
-
-def _page(title: str, body: str, scripts: list[str], page: str) -> str:
+def _page(title: str, body: str, page: str, data: list[str] | None = None) -> str:
     # No inline script at all, so the policy can forbid every script but the site's own files.
-    tags = "".join(f'<script src="{html.escape(s)}"></script>' for s in ["viewer.js", *scripts])
+    scripts = ["viewer.js", "pictures.js", "transcript.js", "data/live.js", "data/runs.js", *(data or [])]
+    tags = "".join(f'<script src="{s}"></script>' for s in scripts)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'self' data:; "
-            f"style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'none'; object-src 'none'\">"
+            f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'self' data: blob:; "
+            f"style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self' data: blob:; "
+            f"object-src 'none'\">"
             f"<link rel='stylesheet' href='viewer.css'></head><body data-page='{page}'>"
-            f"<header><b>playbench</b> · <a href='index.html'>runs</a></header><main>{body}</main>{tags}"
-            f"</body></html>")
+            f"<header><b>playbench</b> · <a href='index.html'>runs</a><span id='live'></span></header>"
+            f"<main>{body}</main>{tags}</body></html>")
 
 
-def _stat(stat: dict[str, Any]) -> str:
-    if stat.get("mean") is None:
-        return "-"
+def _stat(stat: dict[str, Any], bounded: bool = False) -> str:
+    """``mean ± stderr`` with an error bar (the report's 95% interval) drawn beside it."""
+    mean = stat.get("mean")
+    if mean is None:
+        return "<td data-v=''>-</td>"
     se = stat.get("stderr")
-    return f"{stat['mean']:.3f}" + (f" ± {se:.3f}" if se is not None else "")
+    text = f"{mean:.3f}" + (f" ± {se:.3f}" if se is not None else "")
+    lo, hi = (stat.get("ci95") or [None, None])[:2]
+    if lo is None or hi is None:
+        lo = hi = mean
+    top = 1.0 if bounded else 1.15 * max(1.0, abs(hi), abs(lo), abs(mean))  # scores: each row its own scale
+    bottom = 0.0 if bounded or min(lo, mean) >= 0 else -top
+
+    def at(x: float) -> float:
+        return max(0.0, min(100.0, (x - bottom) / (top - bottom) * 100))
+
+    bar = (f"<span class='eb' title='95% interval {lo:.3f} to {hi:.3f} (n={stat.get('n')})'>"
+           f"<span class='ebm' style='width:{at(mean):.1f}%'></span>"
+           f"<span class='ebi' style='left:{at(lo):.1f}%;width:{max(at(hi) - at(lo), 0.5):.1f}%'></span></span>")
+    return f"<td data-v='{mean!r}'>{html.escape(text)} {bar}</td>"
 
 
 def _problems(problems: list[str]) -> str:
@@ -167,71 +89,222 @@ def _problems(problems: list[str]) -> str:
     return f"<ul class='bad problems'>{items}{more}</ul>"
 
 
-def _run_section(k: int, report: dict[str, Any], problems: list[str]) -> str:
+def cost_text(usage: dict[str, int]) -> str:
+    """Tokens, calls and cost in words: ``12,345 in · 678 out · 90 cached · 12 calls · $0.0123``."""
+    if not usage:
+        return "none (no model calls)"
+    cached = usage.get("cached_input_tokens", 0) + usage.get("cached_output_tokens", 0)
+    parts = [f"{usage.get('input_tokens', 0):,} in", f"{usage.get('output_tokens', 0):,} out"]
+    if cached:
+        parts.append(f"{cached:,} cached")
+    parts.append(f"{usage.get('calls', 0):,} calls")
+    if "cost_micro_usd" in usage:
+        parts.append(f"${usage['cost_micro_usd'] / 1e6:,.4f}")
+    else:
+        parts.append("cost unknown (no price for this model)")
+    return " · ".join(parts)
+
+
+def duration_text(seconds: float | None) -> str:
+    """``1 h 02 min``, ``3 min 05 s`` or ``4.2 s``."""
+    if seconds is None:
+        return "-"
+    if seconds >= 3600:
+        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
+    if seconds >= 60:
+        return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
+    return f"{seconds:.1f} s"
+
+
+def _coverage_text(coverage: dict[str, Any]) -> str:
+    """``N of M scheduled episodes recorded``, always with both numbers, and the report's note when partial."""
+    text = f"{coverage['recorded']} of {coverage['scheduled']} scheduled episodes recorded"
+    if coverage["complete"] and not coverage["unscheduled"]:
+        return text + " (complete)"
+    return coverage["note"]
+
+
+def _params(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "-"
+
+
+def _suite_tables(report: dict[str, Any]) -> str:
+    """Each suite's own tables, as the terminal report draws them (rich tables rendered to text)."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    def safe(value: Any) -> Any:
+        if isinstance(value, str):
+            return escape(inert_text(value, limit=LABEL_LIMIT, one_line=True))
+        if isinstance(value, dict):
+            return {safe(k) if isinstance(k, str) else k: safe(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(safe(v) for v in value)
+        return value
+
+    out = []
+    for name, summary in report.items():
+        if name in ("run", "tasks"):
+            continue
+        module = suite_module(name)
+        if module is None or not hasattr(module, "render"):
+            continue
+        console = Console(file=io.StringIO(), width=140, record=True, color_system=None)
+        for renderable in module.render(safe(summary)):
+            console.print(renderable)
+        out.append(f"<details open class='suite'><summary>{_label(name)}: the paper's tables</summary>"
+                   f"<pre class='table'>{html.escape(console.export_text())}</pre></details>")
+    return "".join(out)
+
+
+def _facts(report: dict[str, Any], facts: dict[str, Any]) -> str:
     run = report["run"]
     e = _label
-    rows = "".join(
-        f"<tr><td class='l'>{e(tid)}</td><td>{episodes_text(t)}</td><td>{t['status'].get('ok', 0)}</td>"
-        f"<td>{errors_text({s: t['status'].get(s, 0) for s in STATUSES})}</td><td>{e(_stat(t['score']))}</td>"
-        f"<td>{e(_stat(t['completion']))}</td><td>{t['steps']}</td><td>{t['invalid_actions']}</td></tr>"
-        for tid, t in report["tasks"].items()
-    )
-    suites = "".join(
-        f"<details><summary>{e(name)} summary</summary><pre>{html.escape(json.dumps(value, indent=2))}</pre>"
-        f"</details>"
-        for name, value in report.items() if name not in ("run", "tasks")
-    )
+    model = run["model"]
+    versions = facts["versions"]
+    main = ", ".join(f"{k} {versions[k]}" for k in ("playbench", "python") if k in versions)
+    rest = ", ".join(f"{k} {v}" for k, v in versions.items() if k not in ("playbench", "python"))
+    rows = [
+        ("model", e(model) if model else f"none: the reference agent {e(run['agent'])} plays without one"),
+        ("agent", e(run["agent"])),
+        ("strategy", e(_params(facts["agent_params"]))),
+        ("model settings", e(_params(facts["model_params"]))),
+        ("seed", str(run["seed"])),
+        ("episodes", html.escape(_coverage_text(run["episodes"]))),
+        ("tokens and cost", html.escape(cost_text(facts["usage"]))),
+        ("duration", html.escape(f"{duration_text(facts['wall_s'])} wall, {duration_text(facts['episode_s'])} "
+                                 f"of episode time; started ") + e(facts["created_at"])
+         + (f" · resumed {facts['resumes']}×" if facts["resumes"] else "")),
+        ("versions", e(main) + (f" <details class='inline'><summary>more</summary>{e(rest)}</details>"
+                                if rest else "")),
+        ("config", e(run["config_hash"])),
+        ("folder", e(run["path"])),
+    ]
+    return "<table class='facts'>" + "".join(f"<tr><th class='l'>{k}</th><td class='l'>{v}</td></tr>"
+                                             for k, v in rows) + "</table>"
+
+
+def _run_section(k: int, report: dict[str, Any], facts: dict[str, Any], usage: dict[str, dict[str, int]],
+                 problems: list[str]) -> str:
+    run = report["run"]
+    e = _label
+    rows = []
+    for tid, t in report["tasks"].items():
+        u = usage.get(tid, {})
+        tokens = u.get("input_tokens", 0) + u.get("output_tokens", 0)
+        cost = f"${u['cost_micro_usd'] / 1e6:,.4f}" if "cost_micro_usd" in u else "-"
+        rows.append(
+            f"<tr><td class='l'>{e(tid)}</td><td data-v='{t['episodes']}'>{episodes_text(t)}</td>"
+            f"<td>{t['status'].get('ok', 0)}</td>"
+            f"<td data-v='{t['errors']}'>{errors_text({s: t['status'].get(s, 0) for s in STATUSES})}</td>"
+            f"{_stat(t['score'])}{_stat(t['completion'], bounded=True)}<td>{t['steps']}</td>"
+            f"<td>{t['invalid_actions']}</td><td>{tokens:,}</td>"
+            f"<td data-v='{u.get('cost_micro_usd', '')}'>{cost}</td></tr>")
     coverage = run["episodes"]
     flag = "meta" if coverage["complete"] and not coverage["unscheduled"] else "bad"
     who = run["model"] or run["agent"]
-    return (f"<section id='run-{k}'><h2>{e(run['run_id'])}</h2>"
-            f"<p class='meta'>agent {e(run['agent'])} · model {e(run['model'] or '-')} · seed {run['seed']} · "
-            f"config {e(run['config_hash'])} · {e(run['path'])}</p>"
+    return (f"<section id='run-{k}' class='run'><h2>{e(run['run_id'])}</h2>{_facts(report, facts)}"
             f"<p class='{flag} coverage'>{html.escape(coverage['note'])}</p>{_problems(problems)}"
-            f"<table><tr><th class='l'>task ({e(who)})</th><th>episodes</th><th>ok</th><th>errors</th><th>score</th>"
-            f"<th>completion</th><th>steps</th><th>invalid</th></tr>{rows}</table>{suites}"
-            f"<h3>episodes</h3><div id='episodes-{k}'>loading…</div></section>")
+            f"<table class='tasks sortable'><thead><tr><th class='l'>task ({e(who)})</th><th>episodes</th>"
+            f"<th>ok</th><th>errors</th><th title='mean ± standard error; the bar: mean and 95% interval, on a scale of its own row'>score ± SE</th><th title='mean ± standard error; the bar: mean and 95% interval on 0 to 1'>completion ± SE</th><th>steps</th><th>invalid</th>"
+            f"<th>tokens</th><th>cost</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"{_suite_tables(report)}"
+            f"<h3>episodes</h3><div id='episodes-{k}' class='episodes'>loading…</div></section>")
 
 
-def _write_run(k: int, store: RunLog, out: Path) -> list[str]:
-    """Write one run's data files (``data/r<k>/``); returns the problems met, one line per episode."""
+def _run_line(k: int, report: dict[str, Any], facts: dict[str, Any]) -> str:
+    """One row of the table of runs at the top of the overview."""
+    run, usage, e = report["run"], facts["usage"], _label
+    tokens = usage.get("input_tokens", 0) + usage.get("output_tokens", 0)
+    cost = f"${usage['cost_micro_usd'] / 1e6:,.4f}" if "cost_micro_usd" in usage else "-"
+    cov = run["episodes"]
+    return (f"<tr><td>{k}</td><td class='l'><a href='#run-{k}'>{e(run['run_id'])}</a></td>"
+            f"<td class='l'>{e(run['model'] or '-')}</td><td class='l'>{e(run['agent'])}</td><td>{run['seed']}</td>"
+            f"<td data-v='{cov['recorded']}'>{cov['recorded']} of {cov['scheduled']}</td><td>{tokens:,}</td>"
+            f"<td data-v='{usage.get('cost_micro_usd', '')}'>{cost}</td>"
+            f"<td data-v='{facts['wall_s'] or ''}'>{duration_text(facts['wall_s'])}</td></tr>")
+
+
+def _write_run(k: int, store: RunLog, records: list[EpisodeRecord], out: Path) -> list[str]:
+    """Write one run's episode list and shards (``data/r<k>/``); returns the problems met, one per line."""
     data = out / "data" / f"r{k}"
     if data.exists():
         shutil.rmtree(data)
-    (data / "ep").mkdir(parents=True)
-    latest = store.latest_episodes()
-    folders: dict[str, str] = {}  # task id -> the folder of its episode files
-    rows, problems = [], []
-    for key in sorted(latest):
-        rec = latest[key]
-        folder = folders.setdefault(rec.task, task_folder(rec.task, len(folders)))
-        rows.append([rec.task, rec.index, rec.seed, rec.status, rec.score, rec.completion, rec.steps,
-                     rec.invalid_actions, sum(rec.usage.values())])
-        steps, errors = read_steps(store, rec)
-        frames, frame_errors = frame_urls(store, steps, out)
-        errors += frame_errors
-        problems += [f"{inert_text(rec.task, limit=LABEL_LIMIT, one_line=True)} #{rec.index}: {p}" for p in errors]
-        target = data / "ep" / folder / f"{int(rec.index)}.js"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(_js("PB.setEpisode", k, folder, rec.index, episode_payload(rec, steps, frames, errors)))
-    (data / "tasks.js").write_text(_js("PB.setTasks", k, folders))
-    (data / "episodes.js").write_text(_js("PB.setEpisodes", k, rows))
+    data.mkdir(parents=True)
+    rows: list[list[Any]] = []
+    problems: list[str] = []
+    tasks: dict[str, int] = {}  # each row names its task by number: ids are written once
+
+    def packed() -> Any:
+        for rec in records:
+            steps, errors = read_steps(store, rec)
+            frames, frame_errors = frame_urls(store, steps, out)
+            errors += frame_errors
+            name = inert_text(rec.task, limit=LABEL_LIMIT, one_line=True)
+            problems.extend(f"{name} #{rec.index}: {p}" for p in errors)
+            tokens = rec.usage.get("input_tokens", 0) + rec.usage.get("output_tokens", 0)
+            rows.append([tasks.setdefault(rec.task, len(tasks)), rec.index, rec.seed, rec.status, rec.score,
+                         rec.completion, rec.steps, rec.invalid_actions, tokens, rec.usage.get("cost_micro_usd")])
+            yield dumps(pack_episode(rec, steps, frames, errors))
+
+    start = 0
+    for n, group in enumerate(shards(packed())):
+        _write(data / f"s{n}.js", shard_text(k, n, group))
+        for j in range(len(group)):
+            rows[start + j] += [n, j]
+        start += len(group)
+    _write(data / "episodes.js", js_call("PB.setEpisodes", k, list(tasks), rows))
     return problems
 
 
-def write_site(runs: list[RunLog], out: Path) -> Path:
+def write_site(runs: list[RunLog], out: Path, live: bool = False) -> Path:
     """Write the viewer for these runs into ``out``; returns the path of ``index.html``.
 
-    Every file written is below ``out``; records are read only inside their own run directories.
+    Every file written is below ``out``; records are read only inside their own run directories. With
+    ``live`` the pages re-read ``data/live.js`` every 1.5 s and reload when it changes.
     """
     out.mkdir(parents=True, exist_ok=True)
-    for asset in ("viewer.js", "viewer.css"):
+    for stale in (out / "data").glob("r*") if (out / "data").is_dir() else []:
+        if stale.is_dir() and stale.name[1:].isdigit() and int(stale.name[1:]) >= len(runs):
+            shutil.rmtree(stale)  # a run of an earlier site written here
+    for asset in ASSET_FILES:
         shutil.copyfile(ASSETS / asset, out / asset)
-    reports = [build_report(run) for run in runs]
-    problems = [_write_run(k, run, out) for k, run in enumerate(runs)]
-    (out / "data" / "runs.js").write_text(_js("PB.setRuns", [r["run"] for r in reports], list(STATUSES)))
-    body = "<h1>Runs</h1>" + "".join(_run_section(k, r, problems[k]) for k, r in enumerate(reports))
-    (out / "index.html").write_text(_page("playbench runs", body, ["data/runs.js"], "index"), encoding="utf-8")
-    (out / "episode.html").write_text(
-        _page("playbench episode", "<div id='episode'></div>", ["data/runs.js"], "episode"), encoding="utf-8")
+    sections, summaries, lines = [], [], []
+    for k, store in enumerate(runs):
+        records = store.episodes()
+        report = build_report(store)
+        facts = run_facts(store, records)
+        problems = _write_run(k, store, records, out)
+        sections.append(_run_section(k, report, facts, task_usage(records), problems))
+        lines.append(_run_line(k, report, facts))
+        run = report["run"]
+        summaries.append({"run_id": run["run_id"], "model": run["model"], "agent": run["agent"],
+                          "seed": run["seed"], "note": run["episodes"]["note"]})
+    _write(out / "data" / "runs.js", js_call("PB.setRuns", summaries, list(STATUSES), live))
+    if not (out / "data" / "live.js").exists() or not live:
+        write_live(out, version=0, done=not live)
+    search = ("<section class='search'><h2>Search</h2><form id='search'><input id='search-q' type='search' "
+              "placeholder='text in observations, outputs, messages, errors'> <button>search</button></form>"
+              "<div id='search-out'></div></section>")
+    table = ("<table class='runs sortable'><thead><tr><th>#</th><th class='l'>run</th><th class='l'>model</th>"
+             "<th class='l'>agent</th><th>seed</th><th>episodes</th><th>tokens</th><th>cost</th><th>wall time</th>"
+             f"</tr></thead><tbody>{''.join(lines)}</tbody></table>")
+    body = (f"<h1>Runs</h1>{table}{search}<section id='shared' class='shared'></section>{''.join(sections)}")
+    lists = [f"data/r{k}/episodes.js" for k in range(len(runs))]  # the overview loads them with the page
+    for page, title in PAGES.items():
+        content = body if page == "index" else f"<div id='{page}'></div>"
+        _write(out / f"{page}.html", _page(title, content, page, lists if page == "index" else None))
     return out / "index.html"
+
+
+def write_live(out: Path, version: int, done: bool) -> None:
+    """``data/live.js``: the site's version (pages reload when it grows) and whether the run has ended."""
+    (out / "data").mkdir(parents=True, exist_ok=True)
+    _write(out / "data" / "live.js", js_call("PB.setLive", version, done))
+
+
+def _write(path: Path, text: str) -> None:
+    """Write a site file whole (a new name, then renamed): a page reading it meanwhile sees old or new."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

@@ -7,6 +7,7 @@ from playbench.core.records import EpisodeRecord, RunConfig
 from playbench.core.registry import get_task
 from playbench.core.seeding import episode_seed
 from playbench.core.task import Task
+from playbench.runner.shard import Shard
 
 
 @dataclass(frozen=True)
@@ -26,9 +27,10 @@ RETRIED_ON_REQUEST = frozenset({"agent-error", "game-error"})
 
 
 def plan_jobs(
-    config: RunConfig, done: dict[tuple[str, int], EpisodeRecord] | None = None, retry_errors: bool = False
+    config: RunConfig, done: dict[tuple[str, int], EpisodeRecord] | None = None, retry_errors: bool = False,
+    shard: Shard | None = None,
 ) -> list[EpisodeJob]:
-    """All episodes of the config not already finished.
+    """All episodes of the config not already finished (only those of ``shard``, when given).
 
     ``ok``, ``agent-error`` and ``game-error`` episodes count as finished (the last two run again only
     with ``retry_errors``); ``infra-error`` ones run again.
@@ -40,6 +42,8 @@ def plan_jobs(
         task = get_task(spec.id)
         params = task.params(spec.params)
         for index in range(spec.episodes):
+            if shard is not None and not shard.holds(task.id, index):
+                continue
             prior = done.get((task.id, index))
             if prior is not None and prior.status not in again:
                 continue

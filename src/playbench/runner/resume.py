@@ -24,6 +24,8 @@ SETTINGS = {
     "timeout": "--timeout",
     "retry_backoff": "--retry-backoff",
     "max_connect_failures": "--max-connect-failures",
+    "executor": "--executor",
+    "ray_address": "--ray-address",
 }
 
 #: option name -> the CLI flag, for options that decide results (refused when they differ)
@@ -44,9 +46,11 @@ REFUSED = {"log_dir": "--log-dir"}
 
 
 def strip_credentials(url: str | None) -> str | None:
-    """A URL without any ``user:password@`` part (what a run records of its server)."""
+    """A URL without any ``user:password@`` part (what a run records of its server); each, for a comma list."""
     if not url:
         return url
+    if "," in url:
+        return ",".join(strip_credentials(part.strip()) or "" for part in url.split(","))
     parts = urlsplit(url)
     if parts.username is None and parts.password is None:
         return url

@@ -8,6 +8,8 @@ returns totals whose ``stopped`` says why.
 """
 
 import asyncio
+import contextlib
+import functools
 import time
 import traceback
 from collections.abc import Callable
@@ -42,6 +44,7 @@ class RunTotals:
     steps: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
     stopped: str | None = None  # why the run stopped early (None: every job ran)
+    replayed: int = 0  # episodes sent again because the worker playing them died (``--executor ray``)
 
 
 def _number(value: Any) -> float | None:
@@ -58,18 +61,21 @@ def _add_usage(total: dict[str, int], usage: dict[str, int] | None) -> None:
 
 async def play_episode(
     job: EpisodeJob, agent: Agent, agent_name: str, model: str | None, on_step: Callable[[str], None] | None = None,
-    save_frame: Callable[[int, Any], str] | None = None,
+    save_frame: Callable[[int, Any], str] | None = None, record_step: Callable[[StepRecord], None] | None = None,
 ) -> tuple[EpisodeRecord, list[StepRecord]]:
     """Play one episode to its end and return its record and steps.
 
-    Game and agent faults become the record's status; only ``StopRun`` (a fault of the whole run) and
-    cancellation propagate.
+    With ``record_step`` each step is handed to it as it is played (and the returned list is empty), so
+    an episode holds none of its past steps. Game and agent faults become the record's status; only
+    ``StopRun`` (a fault of the whole run), ``StoreWriteError`` and cancellation propagate.
     """
     started = time.perf_counter()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     ledger = EpisodeLedger(job.task.id, job.index, job.seed)
     CURRENT_EPISODE.set(ledger)  # this task's context only: concurrent episodes each see their own
     steps: list[StepRecord] = []
+    keep = steps.append if record_step is None else record_step
+    played = 0
     status, error = "ok", None
     usage: dict[str, int] = {}
     invalid = 0
@@ -95,7 +101,7 @@ async def play_episode(
             legal = game.legal_actions()
             t0 = time.perf_counter()
             try:
-                decision = await agent.act(Turn(len(steps), obs, info, legal))
+                decision = await agent.act(Turn(played, obs, info, legal))
             except StopRun:
                 raise
             except InfraError as exc:
@@ -109,15 +115,15 @@ async def play_episode(
             executed = decision.action if valid else game.default_action
             observation = obs
             image = info.get("image")
-            frame = save_frame(len(steps), image) if save_frame is not None and image is not None else None
+            frame = save_frame(played, image) if save_frame is not None and image is not None else None
             obs, reward, terminated, truncated, info = game.step(executed)
             done = bool(terminated or truncated)
             total_reward += float(reward)
             invalid += not valid
             _add_usage(usage, decision.usage)
-            steps.append(
+            keep(
                 StepRecord(
-                    step=len(steps),
+                    step=played,
                     observation=observation,
                     raw_output=decision.raw,
                     action=decision.action if valid else None,
@@ -133,9 +139,10 @@ async def play_episode(
                     timing={"latency_s": round(latency, 6)},
                 )
             )
+            played += 1
             if on_step is not None:
                 on_step(job.task.id)
-    except StopRun:
+    except (StopRun, StoreWriteError):
         raise
     except InfraError as exc:
         status, error = "infra-error", str(exc)
@@ -160,7 +167,7 @@ async def play_episode(
         completion=_number(info.get("completed", 0)) if ok else None,
         progress=progress if ok else None,
         reward=total_reward,
-        steps=len(steps),
+        steps=played,
         invalid_actions=invalid,
         metrics=dict(info.get("metrics", {})) if ok else {},
         instance=instance or {},
@@ -210,20 +217,26 @@ async def run_jobs(
                 agent = make_agent()
             except Exception as exc:  # noqa: BLE001  (an agent that cannot be built is the agent's fault)
                 agent = _Broken(exc)
-            record, steps = await play_episode(job, agent, agent_name, model, settings.on_step, save_frame)
-            if steps:
-                record.trajectory = store.write_trajectory(job.task.id, job.index, steps)
-            store.append_episode(record)
-            totals.episodes += 1
-            totals.steps += record.steps
-            totals.by_status[record.status] = totals.by_status.get(record.status, 0) + 1
-            if settings.on_episode is not None:
-                settings.on_episode(record)
+            writer = store.steps(job.task.id, job.index)
+            record, _ = await play_episode(job, agent, agent_name, model, settings.on_step, save_frame, writer.add)
+            record.trajectory = writer.finish()
+            committed = store.commit(record)  # the worker plays on while the record reaches the disk
+            committed.add_done_callback(functools.partial(recorded, record))
+
+    def recorded(record: EpisodeRecord, done: "asyncio.Future[None]") -> None:
+        if done.cancelled() or done.exception() is not None:
+            return  # the run stops on it (drain raises)
+        totals.episodes += 1
+        totals.steps += record.steps
+        totals.by_status[record.status] = totals.by_status.get(record.status, 0) + 1
+        if settings.on_episode is not None:
+            settings.on_episode(record)
 
     tasks = [asyncio.ensure_future(worker()) for _ in range(max(1, min(settings.max_episodes, len(jobs))))]
     try:
         for finished in asyncio.as_completed(tasks):
             await finished
+        await store.drain()
     except (StopRun, StoreWriteError) as exc:
         totals.stopped = str(exc)
     finally:
@@ -231,6 +244,8 @@ async def run_jobs(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        with contextlib.suppress(StoreWriteError):
+            await store.drain()  # the episodes that ended before the stop are recorded and counted
     return totals
 
 

@@ -1,9 +1,10 @@
-"""Means, standard errors and t-based 95% confidence intervals."""
+"""Means, standard errors and range-respecting 95% confidence intervals (see ``intervals``)."""
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
-from scipy import stats as _st
+from playbench.stats.intervals import interval
 
 
 def mean_stderr(values: Sequence[float], ddof: int = 1) -> tuple[float | None, float | None]:
@@ -18,12 +19,15 @@ def mean_stderr(values: Sequence[float], ddof: int = 1) -> tuple[float | None, f
     return mean, math.sqrt(var) / math.sqrt(n)
 
 
-def summarize(values: Sequence[float]) -> dict:
-    """``{"mean", "stderr", "ci95": [lo, hi], "n"}``; undefined parts are ``None`` (JSON null)."""
+def summarize(values: Sequence[float], proportion: bool = False) -> dict[str, Any]:
+    """``{"mean", "stderr", "ci95": [lo, hi], "ci_method", "n"}``; undefined parts are ``None`` (JSON null).
+
+    ``ci95`` is a Wilson interval for a success rate (``proportion``) whose values are all 0 or 1, else a
+    percentile bootstrap of the mean: both stay inside the metric's range. One value alone has no
+    bootstrap interval.
+    """
     values = [float(v) for v in values]
     mean, se = mean_stderr(values)
-    if mean is None or se is None:
-        ci = [mean, mean] if mean is not None and len(values) == 1 else [None, None]
-        return {"mean": mean, "stderr": se, "ci95": ci, "n": len(values)}
-    half = float(_st.t.ppf(0.975, len(values) - 1)) * se
-    return {"mean": mean, "stderr": se, "ci95": [mean - half, mean + half], "n": len(values)}
+    ci, method = interval(values, proportion)
+    return {"mean": mean, "stderr": se, "ci95": list(ci) if ci is not None else [None, None],
+            "ci_method": method, "n": len(values)}

@@ -6,6 +6,23 @@ from dataclasses import dataclass, field
 from playbench.models.types import Image, Message
 
 
+def observation_text(long_term: str | None, short_term: str = "", current: bool = True, image: bool = False) -> str:
+    """The text of one observation message of BALROG's history prompt (the model's view of a step).
+
+    ``Current Observation:`` (or ``Observation:`` for past steps), the short-term context (current step
+    only), the long-term context (None: left out, for image-only steps) and the image notice. The human
+    agent shows a person exactly this text.
+    """
+    parts = ["Current Observation:" if current else "Observation:"]
+    if current and short_term:
+        parts.append(short_term)
+    if long_term is not None:
+        parts.append(long_term)
+    if image:
+        parts.append("Image observation provided.")
+    return "\n".join(parts)
+
+
 @dataclass
 class _Event:
     kind: str  # "observation" or "action"
@@ -92,17 +109,12 @@ class HistoryBuilder:
         if ev.kind == "action":
             return Message("assistant", f"Previous plan:\n{ev.reasoning}" if ev.reasoning is not None else ev.text)
         _, current, short_term, with_text, with_image = key
-        parts = ["Current Observation:" if current else "Observation:"]
-        if current and short_term:
-            parts.append(short_term)
-        if with_text:
-            parts.append(ev.text)
         images = []
         if with_image:
-            parts.append("Image observation provided.")
             assert ev.image is not None  # with_image only when the event has one (get_prompt)
             images.append(ev.image)
-        return Message("user", "\n".join(parts), images)
+        text = observation_text(ev.text if with_text else None, short_term if current else "", current, with_image)
+        return Message("user", text, images)
 
     def __len__(self) -> int:
         return len(self.events)

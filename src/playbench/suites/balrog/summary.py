@@ -13,6 +13,7 @@ from collections import defaultdict
 from typing import Any
 
 from playbench.core.records import EpisodeRecord
+from playbench.stats.intervals import interval
 from playbench.suites.balrog.facts import ENVS as ENV_ROWS
 from playbench.suites.balrog.facts import env_names
 
@@ -61,13 +62,24 @@ def progressions(records: list[EpisodeRecord]) -> list[float]:
 
 
 def _block(xs: list[float]) -> dict[str, Any]:
+    """Mean, both standard errors and a 95% CI (Wilson for 0/1 progressions, else bootstrap), in %."""
     if not xs:  # nothing scored: no number rather than a 0 that looks measured
-        return {"mean": None, "stderr": None, "stderr_sample": None}
+        return {"mean": None, "stderr": None, "stderr_sample": None, "ci95": [None, None], "ci_method": None}
+    ci, method = interval(xs, proportion=True)
     return {
         "mean": 100 * mean(xs),
         "stderr": 100 * stderr_population(xs),
         "stderr_sample": 100 * stderr_sample(xs),
+        "ci95": [100 * ci[0], 100 * ci[1]] if ci is not None else [None, None],
+        "ci_method": method,
     }
+
+
+def normal_ci(value: float | None, error: float | None) -> list[float | None]:
+    """``value ± 1.96 error`` clipped to the 0–100 range of a progression percentage."""
+    if value is None or error is None:
+        return [None, None]
+    return [max(0.0, value - 1.96 * error), min(100.0, value + 1.96 * error)]
 
 
 def summarize_env(tasks: dict[str, list[EpisodeRecord]], scheduled: dict[str, int]) -> dict[str, Any]:
@@ -96,10 +108,14 @@ def overall(envs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The overall mean of the environment means, its error and the ``partial`` flag (B3)."""
     scored = [e for e in envs.values() if e["episodes_scored"]]
     missing = [env for env in ENVS if not envs.get(env, {}).get("episodes_scored")]
+    value = mean([e["mean"] for e in scored]) if scored else None
+    error = combine_stderr([e["stderr_sample"] for e in scored]) if scored else None
     return {
-        "mean": mean([e["mean"] for e in scored]) if scored else None,
+        "mean": value,
         "stderr": combine_stderr([e["stderr"] for e in scored]) if scored else None,
-        "stderr_sample": combine_stderr([e["stderr_sample"] for e in scored]) if scored else None,
+        "stderr_sample": error,
+        "ci95": normal_ci(value, error),
+        "ci_method": "normal (sample SE), clipped to 0-100" if scored else None,
         "partial": bool(missing),
         "envs_scored": len(scored),
         "missing_envs": missing,
@@ -122,6 +138,11 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
     return {"envs": envs, "overall": overall(envs)}
 
 
+def score_is_fraction(task_id: str) -> bool:
+    """A BALROG score is a progression in [0, 1] (0/1 success for most environments)."""
+    return True
+
+
 def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
     """BALROG's per-task numbers (progression %, standard error) for the ``tasks`` map."""
     xs = progressions(records)
@@ -135,34 +156,43 @@ def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
     return extras
 
 
-def _cell(mean_: float | None, error: float | None = None) -> str:
+def _cell(mean_: float | None, error: float | None = None, sep: str = " ") -> str:
     """``mean ± error``, or "—" when nothing was scored."""
     if mean_ is None:
         return "—"
-    return f"{mean_:.2f}" if error is None else f"{mean_:.2f} ± {error:.2f}"
+    return f"{mean_:.2f}" if error is None else f"{mean_:.2f}{sep}± {error:.2f}"
+
+
+def _ci(block: dict[str, Any]) -> str:
+    lo, hi = block.get("ci95") or (None, None)
+    return "—" if lo is None or hi is None else f"{lo:.1f}–{hi:.1f}"
 
 
 def render(summary: dict[str, Any]) -> list[Any]:
     """The paper's table layout (one row: overall and one column per environment), then details."""
+    from rich import box
     from rich.table import Table
     from rich.text import Text
 
     envs, total = summary["envs"], summary["overall"]
-    paper = Table(title="BALROG: average progression (%) ± standard error")
-    paper.add_column("Overall" + (" (partial)" if total["partial"] else ""), justify="right")
+    paper = Table(title="BALROG: average progression (%) ± standard error", box=box.SIMPLE_HEAD)
+    paper.add_column("Overall" + ("\n(partial)" if total["partial"] else ""), justify="right")
     for env in ENVS:
         paper.add_column(ENV_TITLES[env], justify="right")
-    paper.add_row(_cell(total["mean"], total["stderr"]),
-                  *[_cell(envs[e]["mean"], envs[e]["stderr"]) if e in envs else "—" for e in ENVS])
+    paper.add_row(_cell(total["mean"], total["stderr"], "\n"),
+                  *[_cell(envs[e]["mean"], envs[e]["stderr"], "\n") if e in envs else "—" for e in ENVS])
 
-    detail = Table(title="BALROG per environment")
-    for col in ("env", "progression % ± SE", "SE (sample)", "task-balanced %", "scored / scheduled"):
+    detail = Table(title="BALROG per environment", box=box.SIMPLE_HEAD)
+    for col in ("env", "progress % ± SE", "95% CI", "SE (n-1)", "task-balanced", "scored"):
         detail.add_column(col, justify="left" if col == "env" else "right")
     for env, block in envs.items():
-        detail.add_row(ENV_TITLES.get(env, env), _cell(block["mean"], block["stderr"]),
+        detail.add_row(ENV_TITLES.get(env, env), _cell(block["mean"], block["stderr"]), _ci(block),
                        _cell(block["stderr_sample"]),
                        _cell(block["mean_task_balanced"], block["stderr_task_balanced"]),
-                       f"{block['episodes_scored']} / {block['episodes_scheduled']}")
+                       f"{block['episodes_scored']}/{block['episodes_scheduled']}")
+    if len(envs) > 1:
+        detail.add_row("Overall", _cell(total["mean"], total["stderr"]), _ci(total), _cell(total["stderr_sample"]),
+                       "", "", style="bold")
     overall_text = "—" if total["mean"] is None else f"{total['mean']:.2f}% ± {total['stderr']:.2f}%"
     line = Text(f"Overall Average Progression: {overall_text}")
     if total["partial"]:

@@ -84,7 +84,10 @@ def breakdown(items: Iterable[Scored]) -> dict[str, Any]:
 def _cell(stats: dict[str, Any] | None, with_se: bool) -> str:
     if not stats or not stats.get("n"):
         return "—"
-    text = f"{stats['length']:.1f} / {stats['energy']:.2f}"
+    length = f"{stats['length']:.1f}"
+    if with_se and stats.get("length_stderr") is not None:
+        length += f" ± {stats['length_stderr']:.1f}"
+    text = f"{length} / {stats['energy']:.2f}"
     if with_se and stats.get("energy_stderr") is not None:
         text += f" ± {stats['energy_stderr']:.2f}"
     return text

@@ -3,6 +3,7 @@
 from typing import Any
 
 from playbench.core.records import EpisodeRecord
+from playbench.stats import wilson
 from playbench.suites.mango.aggregate import summarize_rows
 from playbench.suites.mango.facts import TASKS as ROWS
 
@@ -31,8 +32,15 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
     games = [r for r in records_by_task.get("mango/minigame", []) if r.status == "ok"]
     if games:
         wins = sum(float(r.metrics.get("success", 0.0)) for r in games)
-        out["minigame"] = {"n": len(games), "successes": wins, "success_rate": wins / len(games)}
+        ci = wilson(wins, len(games))
+        out["minigame"] = {"n": len(games), "successes": wins, "success_rate": wins / len(games),
+                           "ci95": None if ci is None else list(ci)}
     return out or None
+
+
+def score_is_fraction(task_id: str) -> bool:
+    """A MANGO score is a 0/1 success (strict for DF/RF questions, reaching the goal for the minigame)."""
+    return True
 
 
 def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
@@ -50,22 +58,37 @@ def _fmt(v: float | None) -> str:
     return "-" if v is None else f"{v:.3f}"
 
 
+def _rate(b: dict[str, Any], key: str) -> str:
+    """A success rate over its 95% Wilson interval (second line)."""
+    value = b.get(key)
+    ci = (b.get("ci95") or {}).get(key)
+    if value is None:
+        return "-"
+    return f"{value:.2f}" if not ci else f"{value:.2f}\n{ci[0]:.2f}–{ci[1]:.2f}"
+
+
 def render(summary: dict[str, Any]) -> list[Any]:
-    """A rich table: one row per task and difficulty."""
+    """A rich table: one row per task and difficulty; rates over their 95% Wilson intervals."""
+    from rich import box
     from rich.table import Table
 
-    table = Table(title="MANGO (fixed evaluator unless the run says compat)")
-    for col in ("task", "bucket", "valid", "strict", "loose", "reasoning", "weighted", "path len"):
-        table.add_column(col, justify="left" if col in ("task", "bucket") else "right")
+    table = Table(title="MANGO (fixed evaluator unless the run says compat)", box=box.SIMPLE_HEAD,
+                  caption="rates over their 95% interval (Wilson; bootstrap for loose); path len: mean ± SE")
+    for col in ("task", "valid", "strict", "loose", "reasoning", "weighted", "path len"):
+        table.add_column(col, justify="left" if col == "task" else "right", no_wrap=True)
     for kind in ("df", "rf"):
         if kind not in summary:
             continue
         for part in ("easy", "hard", "all"):
             b = summary[kind]["overall"][part]
-            table.add_row(kind.upper(), part, str(b["valid"]), _fmt(b["success_rate"]), _fmt(b["loose"]),
-                          _fmt(b["reasoning"]), _fmt(b["weighted"]), _fmt(b["path_len"]))
+            path = _fmt(b["path_len"]) if b.get("path_len_stderr") is None or b["path_len"] is None else \
+                f"{b['path_len']:.2f} ± {b['path_len_stderr']:.2f}"
+            table.add_row(f"{kind.upper()} {part}", str(b["valid"]), _rate(b, "success_rate"), _rate(b, "loose"),
+                          _rate(b, "reasoning"), _fmt(b["weighted"]), path)
     out: list[Any] = [table]
     if "minigame" in summary:
         mg = summary["minigame"]
-        out.append(f"minigame: {mg['successes']:.0f}/{mg['n']} = {mg['success_rate']:.3f}")
+        ci = mg.get("ci95")
+        interval = f" (95% CI {ci[0]:.3f}–{ci[1]:.3f})" if ci else ""
+        out.append(f"minigame: {mg['successes']:.0f}/{mg['n']} = {mg['success_rate']:.3f}{interval}")
     return out

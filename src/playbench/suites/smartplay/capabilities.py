@@ -14,7 +14,7 @@ from typing import Literal
 from playbench.suites.smartplay.facts import CAPABILITIES
 from playbench.suites.smartplay.scoring import facts_of
 
-__all__ = ["CAPABILITIES", "Capability", "capability_scores", "capability_values", "degrees"]
+__all__ = ["CAPABILITIES", "Capability", "Weighting", "capability_scores", "capability_values", "degrees"]
 
 Weighting = Literal["code", "paper"]
 

@@ -11,7 +11,7 @@ from playbench.suites.balrog import facts
 from playbench.suites.balrog.babaisai import solver
 from playbench.suites.balrog.babaisai.data import ACTIONS, MOVES
 from playbench.suites.balrog.babaisai.engine import World
-from playbench.suites.balrog.babaisai.levels import Level, generate
+from playbench.suites.balrog.babaisai.levels import Level, generate, level_rng
 from playbench.suites.balrog.babaisai.params import BabaParams
 from playbench.suites.balrog.babaisai.text import (
     INSTRUCTION_PROMPT,
@@ -42,12 +42,16 @@ class BabaGame(BalrogGame):
         max_steps: int | None = None,
     ) -> None:
         super().__init__(images=images, feedback=feedback, max_steps=max_steps)
+        if images:
+            from playbench.suites.balrog.babaisai.render import check_opencv
+
+            check_opencv()  # the rule words are drawn with OpenCV 4, as the original draws them
         self.level_id = level
         self.step_limit = facts.task("babaisai", level).step_limit
         self.compat = compat
         self.corrected = baba_text == "corrected"
         self.add_ruleset = True if compat else add_ruleset
-        self.rng = np.random.default_rng(0)
+        self.rng = level_rng(0)
         self.level: Level | None = None
         self.world: World | None = None
         self._seed: int | None = None
@@ -108,7 +112,7 @@ class BabaGame(BalrogGame):
 
     def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
         self._seed = seed
-        self.rng = np.random.default_rng(seed)
+        self.rng = level_rng(seed)  # BALROG: np.random.seed(seed) before reset
         self._won = False
         self._progression = 0.0
         self._resets = 0

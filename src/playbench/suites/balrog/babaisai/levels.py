@@ -3,6 +3,11 @@
 Placement follows the original: ``put`` stacks an object on a fixed cell; ``place`` draws a uniform
 random cell of a rectangle (clipped to the grid) until it finds an empty one; breaking a rule moves
 one of its blocks to a new cell.
+
+The original draws from NumPy's global legacy RNG, which BALROG seeds with ``np.random.seed(seed)``
+just before ``reset``. Here the same draws (``choice``, ``randint``) are made in the same order from a
+``np.random.RandomState(seed)`` (the same Mersenne Twister stream), so the level for seed ``s`` is the
+original's level for seed ``s`` (tested against recorded facts of the original).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ class Level:
 class _Builder:
     """Level-building helpers over a World and the level's RNG."""
 
-    def __init__(self, width: int, height: int, rng: np.random.Generator) -> None:
+    def __init__(self, width: int, height: int, rng: np.random.RandomState) -> None:
         self.w = World(width, height)
         self.rng = rng
         self.rules_at: dict[str, list[Pos]] = {}
@@ -48,8 +53,8 @@ class _Builder:
         size = size or (w.width, w.height)
         x_hi, y_hi = min(top[0] + size[0], w.width), min(top[1] + size[1], w.height)
         for _ in range(100_000):
-            x = int(self.rng.integers(top[0], x_hi))
-            y = int(self.rng.integers(top[1], y_hi))
+            x = int(self.rng.randint(top[0], x_hi))
+            y = int(self.rng.randint(top[1], y_hi))
             if w.top(x, y) is None:
                 return (x, y)
         raise RuntimeError("rejection sampling failed: no empty cell in the area")
@@ -214,7 +219,12 @@ _FAMILIES = {
 }
 
 
-def generate(level_id: str, rng: np.random.Generator, max_steps: int = 100) -> Level:
+def level_rng(seed: int) -> np.random.RandomState:
+    """The RNG a level of seed ``seed`` is drawn from: the legacy Mersenne Twister BALROG seeds."""
+    return np.random.RandomState(seed)
+
+
+def generate(level_id: str, rng: np.random.RandomState, max_steps: int = 100) -> Level:
     """Build level ``level_id`` (no ``env/`` prefix) with all randomness drawn from ``rng``."""
     if level_id not in LEVELS:
         raise KeyError(f"unknown Baba Is AI level {level_id!r}")

@@ -1,0 +1,206 @@
+"""``eval --dry-run``: what a run would do and roughly cost, without calling any model.
+
+For each task: the episodes, the step limit (one step for one-step tasks), the expected number of
+model calls (episodes × steps × calls per step, an upper bound: episodes may end early), and the input
+tokens per call. Those are measured, not guessed: episode 0 is played for up to ``PROBE_STEPS`` steps by
+the same agent against the offline mock model in a throw-away run directory, and every request the agent
+built (system prompt, manual, history, strategy text) is counted with the local tokenizer. Steps beyond
+the probe are taken to be as long as its last request (history windows stop the growth; where history
+keeps growing, this is a lower bound). When the probe cannot run, the first observation's text is
+counted instead (noted). Output tokens per call are ``-M max_tokens`` when given, else a typical answer
+length for the agent. Cost uses the model's list price (``models/pricing.py``) or ``-M price_input/
+price_output``; it is unknown (None) otherwise. No real model is called.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from playbench.api.config import build_config, key_value_items
+from playbench.core.errors import PlaybenchError
+from playbench.core.registry import get_task
+from playbench.core.seeding import episode_seed
+
+#: typical answer tokens per call for each agent when ``-M max_tokens`` is not given
+TYPICAL_OUTPUT = {"naive": 16, "robust-naive": 24, "few-shot": 16, "cot": 400, "robust-cot": 400,
+                  "custom": 400, "two-stage": 300}
+#: model calls an agent makes per game step
+CALLS_PER_STEP = {"two-stage": 2}
+#: steps of episode 0 played with the mock model to measure the requests
+PROBE_STEPS = 10
+
+
+@dataclass
+class TaskEstimate:
+    """One task's share of a run's estimate."""
+
+    task: str
+    episodes: int
+    steps: int | None
+    calls: int
+    input_tokens_per_call: int | None
+    input_tokens: int
+    output_tokens: int
+    note: str | None = None
+
+
+@dataclass
+class Estimate:
+    """What ``eval`` would run: tasks, episodes, calls, tokens and (when a price is known) cost."""
+
+    agent: str
+    model: str | None
+    tasks: list[TaskEstimate] = field(default_factory=list)
+    price: tuple[float, float] | None = None
+
+    @property
+    def episodes(self) -> int:
+        """Episodes of the whole run."""
+        return sum(t.episodes for t in self.tasks)
+
+    @property
+    def calls(self) -> int:
+        """Model calls of the whole run (an upper bound)."""
+        return sum(t.calls for t in self.tasks)
+
+    @property
+    def input_tokens(self) -> int:
+        """Estimated input tokens of the whole run."""
+        return sum(t.input_tokens for t in self.tasks)
+
+    @property
+    def output_tokens(self) -> int:
+        """Estimated output tokens of the whole run."""
+        return sum(t.output_tokens for t in self.tasks)
+
+    def cost_usd(self, task: TaskEstimate | None = None) -> float | None:
+        """Estimated cost in dollars of one task or the whole run (None without a price)."""
+        if self.price is None:
+            return None
+        tin, tout = (task.input_tokens, task.output_tokens) if task else (self.input_tokens, self.output_tokens)
+        return (tin * self.price[0] + tout * self.price[1]) / 1e6
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form of the estimate."""
+        return {"agent": self.agent, "model": self.model, "episodes": self.episodes, "calls": self.calls,
+                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "cost_usd": self.cost_usd(),
+                "tasks": [{**t.__dict__, "cost_usd": self.cost_usd(t)} for t in self.tasks]}
+
+
+def _first_request_tokens(task: Any, params: Any, seed: int) -> tuple[int | None, int | None, str | None]:
+    """(step limit, tokens of the first request, note) from a real game on episode 0's seed."""
+    from playbench.models.tokens import count_tokens
+
+    game = task.make_game(params, 0)
+    try:
+        obs, info = game.reset(seed=episode_seed(seed, task.id, 0))
+        messages = info.get("messages")
+        if messages:
+            text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+        else:
+            text = "\n".join(str(x) for x in (info.get("manual", ""), info.get("history", ""), obs) if x)
+        steps = 1 if task.one_step else getattr(game, "max_steps", None) or None
+        return steps, count_tokens(text) + 8, None
+    finally:
+        close = getattr(game, "close", None)
+        if close is not None:
+            close()
+
+
+def _message_tokens(messages: list[dict[str, Any]]) -> int:
+    """Tokens of one recorded request (text content, per-message overhead, images by allowance)."""
+    from playbench.models.tokens import count_message_tokens
+    from playbench.models.types import Message
+
+    out = []
+    for m in messages:
+        content = m.get("content")
+        text = content if isinstance(content, str) else "".join(
+            str(part.get("text", "")) for part in content or [] if isinstance(part, dict))
+        out.append(Message(str(m.get("role", "user")), text))
+    images = sum(len(m.get("images") or []) for m in messages)
+    from playbench.models.tokens import _PER_IMAGE
+
+    return count_message_tokens(out) + _PER_IMAGE * images
+
+
+def probe_requests(task_id: str, params: dict[str, Any], agent: str, agent_params: dict[str, Any], seed: int,
+                   steps: int | None) -> list[int] | None:
+    """Input tokens of each request the agent sends in the first ``PROBE_STEPS`` steps of episode 0.
+
+    Played against the offline mock model in a temporary run directory (deleted afterwards); None when the
+    probe cannot run (the caller then counts the first observation).
+    """
+    import tempfile
+
+    from playbench.api.evaluate import evaluate
+    from playbench.log import read_run
+
+    task = get_task(task_id)
+    values = {k: v for k, v in params.items() if v is not None}  # None is every such default; "None" would not parse
+    if "max_steps" in task.params_model.model_fields and (steps is None or steps > PROBE_STEPS):
+        values["max_steps"] = PROBE_STEPS
+    try:
+        with tempfile.TemporaryDirectory(prefix="playbench-dry-run-") as tmp:
+            result = evaluate(task_id, agent=agent, model="mock/dry-run", episodes=1, seed=seed,
+                              task_params=values, agent_params=agent_params, log_dir=tmp, max_episodes=1)
+            run = read_run(result.path)
+            out = []
+            for record in run.episodes():
+                for step in run.read_trajectory(record):
+                    if step.messages:
+                        out.append(_message_tokens(step.messages))
+            return out[: PROBE_STEPS * CALLS_PER_STEP.get(agent, 1)] or None
+    except Exception:
+        return None
+
+
+def _per_call(measured: list[int], calls: int) -> int:
+    """Mean input tokens per call over ``calls`` calls, the unmeasured ones as long as the last measured."""
+    if calls <= len(measured):
+        return round(sum(measured[:calls]) / max(1, calls))
+    return round((sum(measured) + (calls - len(measured)) * measured[-1]) / calls)
+
+
+def estimate(tasks: tuple[str, ...] | list[str], agent: str | None = None, model: str | None = None,
+             episodes: int | None = None, seed: int = 0, task_params: Any = None, agent_params: Any = None,
+             model_params: Any = None) -> Estimate:
+    """The estimate of a run of ``tasks`` (same options as ``playbench.eval``); no model is called.
+
+    Raises PlaybenchError for what ``eval`` would refuse (unknown tasks, missing engines, bad data).
+    """
+    from playbench.models.pricing import price_for
+    from playbench.models.types import build_generate_config
+
+    config = build_config(tuple(tasks), agent, model, episodes, seed, key_value_items(task_params),
+                          key_value_items(agent_params), key_value_items(model_params))
+    out = Estimate(agent=config.agent, model=config.model)
+    gen = build_generate_config(dict(config.model_params), f"model {config.model}") if config.model else None
+    if config.model and gen is not None:
+        out.price = price_for(config.model.partition("/")[2], gen)
+    per_step = CALLS_PER_STEP.get(config.agent, 1) if config.model else 0
+    answer = (gen.output_budget() if gen is not None else None) or TYPICAL_OUTPUT.get(config.agent, 100)
+    for spec in config.tasks:
+        task = get_task(spec.id)
+        params = task.params(spec.params)
+        try:
+            steps, per_call, note = _first_request_tokens(task, params, config.seed)
+        except PlaybenchError:
+            raise
+        except Exception as exc:  # a game that cannot start here: say so, estimate nothing for it
+            steps, per_call, note = None, None, f"could not start the game to measure it ({type(exc).__name__})"
+        calls = spec.episodes * (steps or 0) * per_step
+        if per_step and steps:
+            measured = probe_requests(spec.id, spec.params, config.agent, dict(config.agent_params), config.seed,
+                                      steps)
+            if measured:
+                per_call = _per_call(measured, steps * per_step)
+            elif note is None:
+                note = "requests not measured (the probe did not run): first observation counted"
+        if steps is None and per_step and note is None:
+            note = "no step limit known: calls not estimated"
+        out.tasks.append(TaskEstimate(task=spec.id, episodes=spec.episodes, steps=steps, calls=calls,
+                                      input_tokens_per_call=per_call if per_step else None,
+                                      input_tokens=calls * (per_call or 0),
+                                      output_tokens=calls * answer, note=note))
+    return out

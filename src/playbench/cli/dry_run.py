@@ -1,0 +1,46 @@
+"""``playbench eval --dry-run``: print what a run would take (episodes, calls, tokens, cost); call nothing."""
+
+from typing import Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from playbench.api.estimate import estimate
+from playbench.cli.common import console, fmt_cost, fmt_count, id_width, plain, plain_lines, split_ids, wrap_ids
+from playbench.core.errors import PlaybenchError
+
+
+def dry_run(tasks: tuple[str, ...], params: dict[str, Any]) -> None:
+    """Estimate the run ``eval`` was asked for and print it as a table (PlaybenchError for a bad request)."""
+    if params.get("resume"):
+        raise PlaybenchError("--dry-run estimates a new run; it does not go with --resume")
+    est = estimate(tasks, agent=params.get("agent"), model=params.get("model"), episodes=params.get("episodes"),
+                   seed=params.get("seed") or 0, task_params=params.get("task_args"),
+                   agent_params=params.get("agent_args"), model_params=params.get("model_args"))
+    who = f"{est.model} + {est.agent}" if est.model else est.agent
+    table = Table(title=Text.assemble("dry run: ", plain(who), " (nothing is called)"), box=box.SIMPLE_HEAD,
+                  caption="calls ≤ episodes × steps; input: measured on a mock-model probe")
+    rows = wrap_ids(split_ids([t.task for t in est.tasks]), 22)
+    table.add_column("task", overflow="fold", min_width=id_width(rows, cap=22))
+    for col in ("eps", "steps", "calls", "input tok", "output tok", "cost"):
+        table.add_column(col, justify="right", no_wrap=True)
+    by_id = {t.task: t for t in est.tasks}
+    for tid, shown in rows:
+        if tid is None:
+            table.add_row(plain(shown), style="bold")
+            continue
+        t = by_id[tid]
+        table.add_row(plain_lines(shown), str(t.episodes), "-" if t.steps is None else str(t.steps), fmt_count(t.calls),
+                      fmt_count(t.input_tokens), fmt_count(t.output_tokens), fmt_cost(est.cost_usd(t)))
+    table.add_row("total", str(est.episodes), "", fmt_count(est.calls), fmt_count(est.input_tokens),
+                  fmt_count(est.output_tokens), fmt_cost(est.cost_usd()), style="bold")
+    console.print(table)
+    for t in est.tasks:
+        if t.note:
+            console.print(Text.assemble(plain(t.task), f": {t.note}"), style="yellow")
+    if est.model and est.price is None:
+        console.print("cost: no list price known for this model; give -M price_input=USD -M price_output=USD "
+                      "(per million tokens)", style="yellow")
+    if not est.model:
+        console.print(f"agent {est.agent} calls no model: {est.episodes} episodes, no tokens, no cost")

@@ -1,0 +1,84 @@
+"""Joining a Ray cluster for ``--executor ray`` (imported only then: the local runner never imports Ray).
+
+The address is ``--ray-address``, else ``$RAY_ADDRESS``, else Ray's own default (a cluster started with
+``ray start`` on this machine, or a new local one). A cluster that cannot be reached is one
+``PlaybenchError`` line, found by a quick TCP probe first: Ray itself would keep retrying for minutes.
+"""
+
+import logging
+import os
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+from playbench.core.errors import PlaybenchError
+
+#: seconds to wait for the head node's port before calling the cluster unreachable
+PROBE_TIMEOUT = 5.0
+
+#: what ``pip`` installs for ``--executor ray``
+INSTALL = "pip install 'playbench[ray]'"
+
+
+@dataclass
+class Cluster:
+    """A joined cluster: how many workers (one per CPU) it offers, and whether we started Ray here."""
+
+    address: str | None
+    cpus: int
+    started_here: bool
+
+    def leave(self) -> None:
+        """Disconnect from the cluster if this call connected (a caller's own ``ray.init`` is left alone)."""
+        if self.started_here:
+            import ray
+
+            ray.shutdown()
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or a PlaybenchError saying how to install it."""
+    try:
+        import ray
+    except ModuleNotFoundError:
+        raise PlaybenchError(f"--executor ray needs Ray, which is not installed: {INSTALL}") from None
+    return ray
+
+
+def probe(address: str) -> None:
+    """Refuse (one line) a ``host:port`` or ``ray://host:port`` address whose port does not answer."""
+    bare = address.removeprefix("ray://")
+    host, sep, port = bare.rpartition(":")
+    if not sep or not port.isdigit():
+        raise PlaybenchError(f"--ray-address expects host:port (or ray://host:port, auto), got {address!r}")
+    try:
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=PROBE_TIMEOUT):
+            pass
+    except OSError as exc:
+        raise PlaybenchError(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None
+
+
+def connect(address: str | None) -> Cluster:
+    """Join the cluster at ``address`` (default: ``$RAY_ADDRESS``, else Ray's default) and count its CPUs."""
+    ray = import_ray()
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    started_here = False
+    if not ray.is_initialized():
+        if address and address not in ("auto", "local"):
+            probe(address)
+        kwargs: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
+        if address is None or address == "local":
+            kwargs["include_dashboard"] = False
+        try:
+            ray.init(address=address, **kwargs)
+        except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError ... for a bad cluster
+            where = address or "the local machine"
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise PlaybenchError(f"cannot join the Ray cluster at {where}: {reason}") from None
+        started_here = True
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    if cpus < 1:
+        cluster = Cluster(address, cpus, started_here)
+        cluster.leave()
+        raise PlaybenchError(f"the Ray cluster at {address or 'the local machine'} has no CPU to run episodes on")
+    return Cluster(address, cpus, started_here)

@@ -1,0 +1,295 @@
+"""BALROG's submission folder: written from playbench records, read back and summarized as BALROG does.
+
+The layout is the one BALROG's evaluator writes and the leaderboard (github.com/balrog-ai/experiments,
+``submissions/LLM/<date>_<name>/``) publishes:
+
+- ``<env>/<task>/<task>_run_<NN>.json``: one file per episode (``NN`` = the episode's index, two digits).
+  ``<task>`` is BALROG's task name, which may hold a slash (``BabyAI-MixedTrainLocal-v0/goto``,
+  ``env/goto_win``), so a BabyAI episode lives in ``babyai/BabyAI-MixedTrainLocal-v0/goto/
+  BabyAI-MixedTrainLocal-v0/goto_run_00.json``, exactly as the evaluator's ``os.path.join`` makes it.
+  Keys in the evaluator's order: ``task``, ``action_frequency``, ``input_tokens``, ``output_tokens``,
+  ``done``, ``episode_return``, ``num_steps``, ``failed_candidates``, the environment's ``get_stats()``
+  keys (``progression`` among them), ``process_num``, ``seed``, ``agent``, ``client``.
+- ``<env>/<task>/<task>_run_<NN>.csv``: the steps (``Step, Action, Reasoning, Observation, Reward, Done``).
+- ``<env>/<env>_summary.json`` and ``summary.json``: ``collect_and_summarize_results``'s output.
+
+The figure (``summarize``) is computed as BALROG's ``collect_and_summarize_results`` computes it: every
+``*.json`` under an environment folder except the summaries is an episode; its ``progression`` (0 when
+absent) is pooled per environment; the standard error uses the population SD (0 for one episode); the
+overall figure is the plain mean of the environments present and its error ``sqrt(sum se^2) / N``.
+"""
+
+import csv
+import json
+import math
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playbench.core.errors import PlaybenchError
+from playbench.core.records import EpisodeRecord, StepRecord
+from playbench.log import is_run
+from playbench.suites.balrog.facts import TASKS
+
+SUMMARY = "summary.json"
+#: BALROG's names of playbench's strategies (``config.agent.type``).
+AGENT_TYPES = {"naive": "naive", "cot": "cot", "robust-naive": "robust_naive", "robust-cot": "robust_cot",
+               "few-shot": "few_shot", "custom": "custom"}
+#: The keys each environment's ``get_stats()`` returns, in its order (NLE's tracker: its own order).
+_STATS_KEYS = {
+    "babyai": ("mission", "progression"),
+    "babaisai": ("target_plan", "progression"),
+    "crafter": ("score", "progression", "achievements"),
+    "textworld": ("progression",),
+}
+_CSV_HEADER = ["Step", "Action", "Reasoning", "Observation", "Reward", "Done"]
+_TOLERANCE = 1e-9
+
+
+def original_name(task_id: str) -> tuple[str, str]:
+    """``balrog/babyai/goto`` -> ``("babyai", "BabyAI-MixedTrainLocal-v0/goto")``: BALROG's env and task names."""
+    for row in TASKS:
+        if row.id == task_id:
+            return row.env, (row.aliases[0] if row.aliases else row.name)
+    raise KeyError(task_id)
+
+
+def episode_path(env: str, task: str, index: int, suffix: str = ".json") -> str:
+    """The episode file's path inside a submission, as BALROG's evaluator joins it."""
+    return f"{env}/{task}/{task}_run_{index:02d}{suffix}"
+
+
+def episode_log(record: EpisodeRecord, env: str, task: str, agent: dict[str, Any],
+                client: dict[str, Any]) -> dict[str, Any]:
+    """One finished episode as BALROG's evaluator writes it (``episode_log``)."""
+    m = record.metrics
+    log: dict[str, Any] = {
+        "task": task,
+        "action_frequency": dict(m.get("action_frequency", {})),
+        "input_tokens": int(record.usage.get("input_tokens", 0)),
+        "output_tokens": int(record.usage.get("output_tokens", 0)),
+        "done": True,  # a recorded ok episode ended with terminated or truncated
+        "episode_return": m.get("episode_return", record.reward),
+        "num_steps": m.get("num_steps", record.steps),
+        "failed_candidates": list(m.get("failed_candidates", [])),
+    }
+    if env in _STATS_KEYS:
+        for key in _STATS_KEYS[env]:
+            if key == "achievements":  # playbench keeps BALROG's per-achievement counts under another name
+                log[key] = m.get("achievement_counts", {})
+            elif key == "progression":
+                log[key] = m.get("progression", record.score or 0.0)
+            elif key in m:
+                log[key] = m[key]
+    else:  # NetHack / MiniHack: the progress tracker's keys, in its order (episode_return overwritten in place)
+        tracker = ("episode_return", "score", "depth", "gold", "experience_level", "time", "dlvl_list",
+                   "xplvl_list", "highest_achievement", "progression", "end_reason")
+        for key in tracker:
+            if key in m:
+                log[key] = m[key]
+        log.setdefault("progression", record.score or 0.0)
+    log.update({"process_num": None, "seed": record.seed, "agent": agent, "client": client})
+    return log
+
+
+def agent_config(agent: str, params: dict[str, Any]) -> dict[str, Any]:
+    """BALROG's ``agent`` block: the strategy's BALROG name and its ``-A`` settings."""
+    return {"type": AGENT_TYPES.get(agent, agent), **params}
+
+
+def client_config(model: str | None, params: dict[str, Any]) -> dict[str, Any]:
+    """BALROG's ``client`` block: provider, model id and generation settings (never credentials)."""
+    provider, _, model_id = (model or "").partition("/")
+    return {"client_name": provider or None, "model_id": model_id or None, "generate_kwargs": dict(params)}
+
+
+def csv_rows(steps: Sequence[StepRecord], env_log: dict[str, Any]) -> list[list[Any]]:
+    """The episode's CSV rows (after the header): the model's output, its reasoning, the next observation."""
+    rows: list[list[Any]] = []
+    for k, step in enumerate(steps):
+        after = steps[k + 1].observation if k + 1 < len(steps) else ""
+        reasoning = step.extra.get("reasoning", "") if isinstance(step.extra, dict) else ""
+        rows.append([step.step, step.raw_output if step.raw_output is not None else step.executed,
+                     reasoning or "", after, step.reward, step.done])
+    return rows
+
+
+@dataclass
+class Written:
+    """What ``write_submission`` wrote and what it left out."""
+
+    folder: Path
+    episodes: int = 0
+    left_out: dict[str, int] = field(default_factory=dict)  # status -> count (not ok: BALROG writes no file)
+    other_tasks: list[str] = field(default_factory=list)  # tasks of other suites in the run
+
+
+def _dump(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=4) + "\n")
+
+
+def write_submission(folder: Path, episodes: Iterable[tuple[EpisodeRecord, Sequence[StepRecord] | None]],
+                     agent: dict[str, Any], client: dict[str, Any]) -> Written:
+    """Write the per-episode files and both summaries; only ``ok`` episodes (BALROG records no others)."""
+    written = Written(folder)
+    for record, steps in episodes:
+        try:
+            env, task = original_name(record.task)
+        except KeyError:
+            if record.task not in written.other_tasks:
+                written.other_tasks.append(record.task)
+            continue
+        if record.status != "ok":
+            written.left_out[record.status] = written.left_out.get(record.status, 0) + 1
+            continue
+        log = episode_log(record, env, task, agent, client)
+        _dump(folder / episode_path(env, task, record.index), log)
+        if steps is not None:
+            target = folder / episode_path(env, task, record.index, ".csv")
+            with target.open("w", newline="", encoding="utf-8") as fh:
+                writer = csv.writer(fh, escapechar="˘", quoting=csv.QUOTE_MINIMAL)
+                writer.writerow(_CSV_HEADER)
+                writer.writerows(csv_rows(steps, log))
+        written.episodes += 1
+    if written.episodes:
+        summary, env_summaries = summarize(read_episodes(folder))
+        for env, block in env_summaries.items():
+            _dump(folder / env / f"{env}_summary.json", block)
+        _dump(folder / SUMMARY, {**summary, "client": client, "agent": agent})
+    return written
+
+
+def read_episodes(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every episode file of a submission, by environment folder (BALROG's walk; sorted, so repeatable)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise PlaybenchError(f"{folder} is not a folder")
+    found: dict[str, list[dict[str, Any]]] = {}
+    for env_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
+        logs: list[dict[str, Any]] = []
+        for root, dirs, files in os.walk(env_dir):
+            dirs.sort()
+            for name in sorted(files):
+                if not name.endswith(".json") or name.endswith("_summary.json") or name == SUMMARY:
+                    continue
+                path = Path(root) / name
+                try:
+                    data = json.loads(path.read_text(encoding="utf-8"))
+                except (OSError, UnicodeDecodeError, ValueError) as exc:
+                    raise PlaybenchError(f"{path} is not a readable episode file: {exc}") from None
+                if not isinstance(data, dict):
+                    raise PlaybenchError(f"{path} is not a BALROG episode file (not a JSON object)")
+                value = data.get("progression", 0.0)
+                if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                    raise PlaybenchError(f"{path}: progression {value!r} is not a number")
+                logs.append(data)
+        if logs:  # a folder without episode files is no environment (BALROG's defaultdict never sees it)
+            found[env_dir.name] = logs
+    return found
+
+
+def _mean_se(xs: list[float]) -> tuple[float, float]:
+    n = len(xs)
+    mean = sum(xs) / n if n else 0.0
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / n) if n > 1 else 0.0
+    return mean, (sd / math.sqrt(n) if n > 1 else 0.0)
+
+
+def summarize(episodes: dict[str, list[dict[str, Any]]]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """``(summary.json without client/agent, {env: <env>_summary.json})`` as BALROG computes them."""
+    env_summaries: dict[str, dict[str, Any]] = {}
+    env_means: list[float] = []
+    total_in = total_out = 0
+    for env, logs in episodes.items():
+        xs = [float(log.get("progression", 0.0)) for log in logs]
+        mean, se = _mean_se(xs)
+        env_means.append(mean)
+        by_task: dict[Any, list[float]] = defaultdict(list)
+        for log, x in zip(logs, xs, strict=True):
+            by_task[log.get("task")].append(x)
+        tasks = {}
+        for task, txs in by_task.items():
+            t_mean, t_se = _mean_se(txs)
+            tasks[task] = {"progression_percentage": 100 * t_mean, "standard_error": 100 * t_se,
+                           "episodes_played": len(txs)}
+        env_in = sum(int(log.get("input_tokens", 0)) for log in logs)
+        env_out = sum(int(log.get("output_tokens", 0)) for log in logs)
+        total_in += env_in
+        total_out += env_out
+        env_summaries[env] = {
+            "progression_percentage": 100 * mean,
+            "standard_error": 100 * se,
+            "average_steps": sum(log.get("num_steps", 0) for log in logs) / len(logs) if logs else 0.0,
+            "episodes_played": len(logs),
+            "tasks": tasks,
+            "input_tokens": env_in,
+            "output_tokens": env_out,
+        }
+    n = len(env_means)
+    overall = sum(env_means) / n if n else 0.0
+    error = math.sqrt(sum(e["standard_error"] ** 2 for e in env_summaries.values())) / n if n else 0.0
+    summary = {
+        "average_progress": 100 * overall,
+        "standard_error": error,
+        "environments": {env: {k: block[k] for k in ("progression_percentage", "standard_error", "episodes_played")}
+                         for env, block in env_summaries.items()},
+        "total_input_tokens": total_in,
+        "total_output_tokens": total_out,
+    }
+    return summary, env_summaries
+
+
+def is_submission(folder: Path) -> bool:
+    """A folder with BALROG's ``summary.json`` or an ``<env>/<env>_summary.json`` (and no playbench run)."""
+    folder = Path(folder)
+    if not folder.is_dir() or is_run(folder):
+        return False
+    if (folder / SUMMARY).is_file():
+        return True
+    return any((p / f"{p.name}_summary.json").is_file() for p in folder.iterdir() if p.is_dir())
+
+
+def _close(a: Any, b: Any) -> bool:
+    if not isinstance(a, int | float) or not isinstance(b, int | float):
+        return a == b
+    return math.isclose(float(a), float(b), rel_tol=_TOLERANCE, abs_tol=_TOLERANCE)
+
+
+def read_submission(folder: Path) -> dict[str, Any]:
+    """A submission's figure recomputed from its episode files, beside what its ``summary.json`` states.
+
+    Returns ``{"folder", "summary", "envs", "recorded", "mismatches"}``; ``mismatches`` lists the figures
+    of ``summary.json`` that the episode files do not give (``[]`` when they agree or there is none).
+    """
+    folder = Path(folder)
+    summary, env_summaries = summarize(read_episodes(folder))
+    recorded: dict[str, Any] | None = None
+    mismatches: list[str] = []
+    if (folder / SUMMARY).is_file():
+        try:
+            recorded = json.loads((folder / SUMMARY).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise PlaybenchError(f"{folder / SUMMARY} is not readable JSON: {exc}") from None
+        if not isinstance(recorded, dict):
+            raise PlaybenchError(f"{folder / SUMMARY} is not a BALROG summary (not a JSON object)")
+        for key in ("average_progress", "standard_error"):
+            if not _close(recorded.get(key), summary[key]):
+                mismatches.append(f"{key}: summary.json {recorded.get(key)!r}, episode files {summary[key]!r}")
+        stated = recorded.get("environments") or {}
+        for env in sorted(set(stated) | set(summary["environments"])):
+            got, want = summary["environments"].get(env, {}), stated.get(env, {}) if isinstance(stated, dict) else {}
+            for key in ("progression_percentage", "standard_error", "episodes_played"):
+                if not _close(want.get(key) if isinstance(want, dict) else None, got.get(key)):
+                    mismatches.append(f"{env} {key}: summary.json {want.get(key) if isinstance(want, dict) else None!r}, "
+                                      f"episode files {got.get(key)!r}")
+    return {"folder": str(folder), "summary": summary, "envs": env_summaries, "recorded": recorded,
+            "mismatches": mismatches}
+
+
+def leaderboard_line(summary: dict[str, Any]) -> str:
+    """BALROG's ``print_summary_table`` first line."""
+    return f"Overall Average Progression: {summary['average_progress']:.2f}% ± {summary['standard_error']:.2f}%"

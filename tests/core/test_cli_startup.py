@@ -1,0 +1,26 @@
+"""``playbench --help`` lists the commands from a table, without importing them: the table must say what
+each command's own help says."""
+
+import importlib
+import inspect
+import subprocess
+import sys
+
+from playbench.cli.main import COMMANDS, SUMMARIES
+
+
+def test_the_summaries_are_each_commands_own_first_paragraph() -> None:
+    assert set(SUMMARIES) <= set(COMMANDS)
+    for name, summary in SUMMARIES.items():
+        command = importlib.import_module(f"playbench.cli.{COMMANDS[name]}").command
+        assert summary == inspect.cleandoc(command.help or "").split("\n\n")[0].replace("\n", " "), name
+
+
+def test_help_imports_no_command_and_no_gymnasium() -> None:
+    code = ("import sys, runpy\nsys.argv = ['playbench', '--help']\n"
+            "try:\n    runpy.run_module('playbench.cli.main', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "print([m for m in sys.modules if m.endswith('_cmd') or m.startswith(('gymnasium', 'numpy', 'pydantic'))])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "eval      Run TASKS" in done.stdout or "eval     Run TASKS" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "[]"
