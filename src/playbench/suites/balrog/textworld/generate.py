@@ -26,7 +26,7 @@ from typing import Any
 #: The hash seed of the generating process (any fixed value works; 0 disables randomisation).
 HASH_SEED = "0"
 #: Bumped when the way a spec becomes a file changes (part of every cache key).
-FORMAT = 2
+FORMAT = 3
 _SERIAL = slice(0x12, 0x18)
 
 
