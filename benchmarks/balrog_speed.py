@@ -3,8 +3,8 @@ and TextWorld game generation time per game.
 
     .venv/bin/python benchmarks/balrog_speed.py [--steps 2000] [--treasure-hunter]
 
-TextWorld games are generated into a temporary directory (each generation is timed); the full-size
-treasure hunter (level 30) takes minutes per game, so it is only timed with ``--treasure-hunter``.
+TextWorld games (BALROG's first game of each task) are made into a temporary directory (each is timed);
+the treasure hunter (level 30, the slowest) only with ``--treasure-hunter``.
 """
 
 import argparse
@@ -19,8 +19,9 @@ from common import interleaved, machine_note, spread
 from playbench.suites.balrog.babyai.game import BabyAIGame
 from playbench.suites.balrog.babyai.levels import KINDS, MixedTrainLocal
 from playbench.suites.balrog.protocol import BABYAI_ACTIONS
-from playbench.suites.balrog.textworld.cache import ensure_games
+from playbench.suites.balrog.textworld.cache import ensure
 from playbench.suites.balrog.textworld.game import TextWorldGame
+from playbench.suites.balrog.textworld.sets import balrog_specs, game_set
 
 
 def babyai_game(kind: str, steps: int) -> float:
@@ -52,7 +53,7 @@ def babyai_raw(kind: str, steps: int) -> float:
 def textworld_rates(task: str, root: Path, steps: int) -> tuple[float, float]:
     import textworld
 
-    game = TextWorldGame(task, 0, 1, root=root, generate_all=False)
+    game = TextWorldGame(task, 0, game_set(task, 1, "balrog", 1), root=root)
     game.reset(seed=0)
     walk = game._walkthrough or ["look"]
     t0 = time.perf_counter()
@@ -61,7 +62,7 @@ def textworld_rates(task: str, root: Path, steps: int) -> tuple[float, float]:
         if term or trunc:
             game.reset(seed=0)
     ours = steps / (time.perf_counter() - t0)
-    path = root / f"textworld-{textworld.__version__}" / task / game.instance()["file"]
+    path = game.game_file()
     infos = textworld.EnvInfos(objective=True, description=True, score=True, max_score=True, won=True, lost=True)
     env = textworld.start(str(path), request_infos=infos)
     env.reset()
@@ -99,7 +100,7 @@ def main() -> None:
         print("\nTextWorld generation (one game, child process, Inform 7 compile included; one sample each)")
         for task in tasks:
             t0 = time.perf_counter()
-            entry = ensure_games(task, [1], root, show_progress=False)[0]
+            entry = ensure(balrog_specs(task)[:1], root, show_progress=False)[0]
             print(f"{task:<20}{time.perf_counter() - t0:>8.1f} s wall   {entry['command']}")
         print(f"\nTextWorld (walkthrough then 'look', text mode), {args.repeat} samples: min / median / max steps/s")
         for task in tasks:

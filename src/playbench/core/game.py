@@ -87,6 +87,12 @@ class Game(gymnasium.Env[str, str]):
         """What identifies this episode's concrete instance (level, grid, game file ...)."""
         return {}
 
+    async def prepare(self) -> None:
+        """Slow one-time set-up the runner awaits before ``reset`` (e.g. making a game file in a thread).
+
+        It lets other episodes play meanwhile; ``reset`` must still work without it (gymnasium users).
+        """
+
     def reference_action(self, policy: str, rng: np.random.Generator) -> str:
         """The next action of a reference policy (``random``, ``oracle`` ...) from full state."""
         if policy == "random":

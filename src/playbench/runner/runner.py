@@ -84,6 +84,7 @@ async def play_episode(
     game: Any = None
     try:
         game = job.task.make_game(job.params, job.index)
+        await game.prepare()  # slow one-time set-up off the event loop (TextWorld makes its game file)
         obs, info = game.reset(seed=job.seed)
         context = EpisodeContext(job.task.id, job.index, job.seed, info.get("manual", ""), game.unwrapped,
                                  job.task.one_step)

@@ -1,8 +1,9 @@
 """Task parameters shared by the BALROG tasks (``-T key=value``)."""
 
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 
 from playbench.core.params import Params
 
@@ -24,11 +25,49 @@ class BalrogParams(Params):
 
 
 class TextWorldParams(BalrogParams):
-    """TextWorld adds the size of the generated game set and the optional prompt step limits (B10).
+    """TextWorld adds the games played and the optional prompt step limits (B10).
 
-    ``games``: how many games are generated (seeds 1..games) and cycled through; ``None`` = the
-    preset's episode count. ``step_limit=prompt`` uses the 40/80/25 steps the prompts state.
+    ``games``: ``None`` = BALROG's 25 published games of the task (regenerated locally); a number N = the
+    first N of them; a folder PATH = the user's games (``.z8``, or ``.ulx``/``.json`` with the game's
+    ``.json``). Episode ``i`` plays game ``i mod n``. ``game_set=legacy`` is the set playbench generated
+    before it played BALROG's games (``games`` = how many, default the preset's episode count); run
+    records written before this parameter existed name it implicitly, so those runs resume unchanged.
+    ``step_limit=prompt`` uses the 40/80/25 steps the prompts state.
     """
 
-    games: int | None = Field(default=None, ge=1)
+    games: int | str | None = None
+    game_set: Literal["balrog", "legacy"] = "balrog"
     step_limit: Literal["engine", "prompt"] = "engine"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _recorded_before_balrog_games(cls, data: Any) -> Any:
+        # A full record of the parameters as runs stored them before ``game_set`` existed (every key,
+        # ``games`` a count or null) played the legacy set: keep it for them.
+        if isinstance(data, dict) and "game_set" not in data and _LEGACY_RECORD <= data.keys() \
+                and not isinstance(data.get("games"), str):
+            return {**data, "game_set": "legacy"}
+        return data
+
+    @field_validator("games", mode="before")
+    @classmethod
+    def _count_or_folder(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value)
+        if isinstance(value, bool) or (isinstance(value, int) and value < 1):
+            raise ValueError("games is a count of at least 1 or a folder of games")
+        if isinstance(value, str):
+            if not Path(value).expanduser().is_dir():
+                raise ValueError(f"no such folder of games: {value}")
+            value = str(Path(value).expanduser().resolve())  # recorded absolute: a resume may run elsewhere
+        return value
+
+    @model_validator(mode="after")
+    def _at_most_published(self) -> "TextWorldParams":
+        if self.game_set == "balrog" and isinstance(self.games, int) and self.games > 25:
+            raise ValueError(f"games={self.games}: BALROG publishes 25 games per TextWorld task")
+        return self
+
+
+#: The keys of a TextWorld parameter record written before ``game_set`` existed.
+_LEGACY_RECORD = frozenset({"preset", "images", "compat", "feedback", "max_steps", "games", "step_limit"})

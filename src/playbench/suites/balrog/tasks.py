@@ -42,24 +42,44 @@ def _babyai(row: BalrogTask) -> Task:
     )
 
 
+def _textworld_set(row: BalrogTask, params: TextWorldParams) -> Any:
+    from playbench.suites.balrog.textworld.sets import game_set
+
+    return game_set(row.name, params.games, params.game_set, episodes_for("textworld", params.preset))
+
+
+def _check_folder(row: BalrogTask, params: TextWorldParams) -> None:
+    """A folder of games is listed (and its unplayable formats refused) before the run exists."""
+    if isinstance(params.games, str):
+        _textworld_set(row, params)
+
+
 def _textworld(row: BalrogTask) -> Task:
     def make(params: TextWorldParams, index: int) -> Game:
         from playbench.suites.balrog.textworld.game import TextWorldGame
 
-        n_games = params.games or episodes_for("textworld", params.preset)
-        return TextWorldGame(
-            row.name, index, n_games, compat=params.compat, step_limit=params.step_limit, **_common(params)
-        )
+        return TextWorldGame(row.name, index, _textworld_set(row, params), compat=params.compat,
+                             step_limit=params.step_limit, **_common(params))
+
+    def note(params: TextWorldParams) -> str:
+        games = _textworld_set(row, params)
+        if games.name == "folder":
+            return f"{len(games.games)} games from {games.folder}"
+        if games.name == "legacy":
+            return f"playbench's legacy generated set ({len(games.games)} games)"
+        return f"BALROG's published games ({len(games.games)}), regenerated as .z8 on first use"
 
     return Task(
         id=row.id,
-        description=f"BALROG TextWorld '{row.name}' on a locally generated, deterministic game set (text only)",
+        description=f"BALROG TextWorld '{row.name}' on BALROG's 25 published games, regenerated locally (text only)",
         make_game=make,
         default_episodes=lambda p: episodes_for("textworld", p.preset),
         params_model=TextWorldParams,
         aliases=row.aliases,
         reference_agents=("random", "oracle"),
         tags=("balrog", "textworld"),
+        check_inputs=lambda params: _check_folder(row, params),
+        note=note,
         engine=TEXTWORLD,
         facts=row,
     )

@@ -1,39 +1,49 @@
-"""The local TextWorld game set: generated on first use, cached in the user's cache directory.
+"""The on-disk cache of made TextWorld games: one directory per game, made on first use.
 
-Layout: ``{root}/textworld-{version}/{task}/{task}_seed{seed:04d}.z8`` (+ ``.json``) and one
-``manifest.json`` per task recording, for every game, the task, seed, generator and settings, the
-equivalent ``tw-make`` command, the TextWorld version and the SHA-256 of each file. A game whose
-file is missing or whose hash no longer matches is generated again.
+Layout: ``{root}/textworld-{version}/{task}/{stem}-{key}/`` holding ``{stem}.z8``, ``{stem}.json`` and
+``entry.json`` (the spec, the command, the TextWorld version, the SHA-256 of each file and the facts of
+the game: uuid, rooms, walkthrough length, maximum score). ``key`` is a digest of the whole spec, so
+games made with different settings never share a directory. A game is made in a private temporary
+directory next to its final one and renamed into place whole: concurrent processes making the same
+game cannot corrupt the cache (the first rename wins, the others keep its result). A directory whose
+files are missing or no longer match their hashes is made again.
 
-``root`` is ``$PLAYBENCH_TEXTWORLD_DIR``, else ``$PLAYBENCH_CACHE_DIR/textworld``, else the user
-cache directory (``platformdirs``) ``playbench/textworld``.
+``root`` is ``$PLAYBENCH_TEXTWORLD_DIR``, else ``$PLAYBENCH_CACHE_DIR/textworld``, else the user cache
+directory (``platformdirs``) ``playbench/textworld``.
 
-Pre-generate from the shell: ``python -m playbench.suites.balrog.textworld.cache TASK N``.
+Pre-make BALROG's games from the shell: ``python -m playbench.suites.balrog.textworld.cache TASK [N]``.
 """
 
-import hashlib
 import json
 import os
+import shutil
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
-from playbench.suites.balrog.textworld.generate import GENERATORS, generate, sha256_file
+from playbench.suites.balrog.textworld.generate import GameSpec, generate, sha256_file
+
+ENTRY = "entry.json"
+_lock = threading.Lock()
+_pending: dict[Path, "Future[dict[str, Any]]"] = {}
+_pool: ThreadPoolExecutor | None = None
 
 
 def textworld_version() -> str:
-    """The installed TextWorld version (games from other versions are different games)."""
+    """The installed TextWorld version (games made by other versions may differ)."""
     import textworld
 
     return str(textworld.__version__)
 
 
 def cache_root() -> Path:
-    """Where generated games live (see the module docstring)."""
+    """Where made games live (see the module docstring)."""
     if os.environ.get("PLAYBENCH_TEXTWORLD_DIR"):
         return Path(os.environ["PLAYBENCH_TEXTWORLD_DIR"])
     if os.environ.get("PLAYBENCH_CACHE_DIR"):
@@ -41,99 +51,114 @@ def cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("playbench")) / "textworld"
 
 
-def task_dir(task: str, root: Path | None = None, settings: dict[str, Any] | None = None) -> Path:
-    """The directory of one task's games for the installed TextWorld version.
-
-    Non-default generator ``settings`` (used by tests and experiments) get their own directory.
-    """
-    name = task
-    if settings is not None and settings != GENERATORS[task][1]:
-        digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:8]
-        name = f"{task}-{digest}"
-    return (root or cache_root()) / f"textworld-{textworld_version()}" / name
+def game_dir(spec: GameSpec, root: Path | None = None) -> Path:
+    """The directory of one game."""
+    return (root or cache_root()) / f"textworld-{textworld_version()}" / spec.task / f"{spec.stem}-{spec.key()[:16]}"
 
 
-def read_manifest(task: str, root: Path | None = None, settings: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The task's manifest (an empty one if none exists yet)."""
-    path = task_dir(task, root, settings) / "manifest.json"
-    if path.exists():
-        return json.loads(path.read_text())
-    challenge, defaults = GENERATORS[task]
-    return {"task": task, "textworld": textworld_version(), "challenge": challenge,
-            "settings": defaults if settings is None else settings, "games": {}}
+def read_entry(directory: Path) -> dict[str, Any] | None:
+    """The entry of a complete, intact game directory (None when missing or damaged)."""
+    try:
+        entry: dict[str, Any] = json.loads((directory / ENTRY).read_text())
+        files = entry["files"]
+        if not files or any(sha256_file(directory / name) != digest for name, digest in files.items()):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    entry["dir"] = str(directory)
+    return entry
 
 
-def _write_manifest(task: str, manifest: dict[str, Any], root: Path | None, settings: dict[str, Any] | None) -> None:
-    directory = task_dir(task, root, settings)
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".json")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(manifest, fh, indent=2, sort_keys=True)
-    os.replace(tmp, directory / "manifest.json")
+def _make(spec: GameSpec, root: Path | None) -> dict[str, Any]:
+    """Make one game and rename it into place (or keep the copy another process put there first)."""
+    final = game_dir(spec, root)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=".tmp-"))
+    try:
+        started = time.perf_counter()
+        entry = generate(spec, tmp)
+        entry["made_in_s"] = round(time.perf_counter() - started, 1)  # volatile: not part of the game
+        (tmp / ENTRY).write_text(json.dumps(entry, indent=2, sort_keys=True))
+        for _ in range(3):
+            try:
+                os.rename(tmp, final)  # atomic; fails if another process already put a directory there
+                break
+            except OSError:
+                found = read_entry(final)
+                if found is not None:
+                    return found
+                stale = final.with_name(f".stale-{os.getpid()}-{threading.get_ident()}")
+                try:
+                    os.rename(final, stale)  # a damaged directory: move it aside, then try again
+                    shutil.rmtree(stale, ignore_errors=True)
+                except OSError:
+                    pass
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    made = read_entry(final)
+    if made is None:
+        raise RuntimeError(f"the TextWorld game directory {final} could not be written")
+    return made
 
 
-def _valid(entry: dict[str, Any] | None, directory: Path) -> bool:
-    if not entry:
-        return False
-    for name, digest in entry.get("files", {}).items():
-        path = directory / name
-        if not path.exists() or sha256_file(path) != digest:
-            return False
-    return bool(entry.get("files"))
+def _submit(spec: GameSpec, root: Path | None) -> "Future[dict[str, Any]]":
+    """The future of one game; a game already being made in this process is not made twice."""
+    global _pool
+    path = game_dir(spec, root)
+    with _lock:
+        future = _pending.get(path)
+        if future is None:
+            if _pool is None:
+                # At most one generation per core at once, however many episodes ask.
+                _pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="textworld")
+            future = _pool.submit(_make, spec, root)
+            _pending[path] = future
+            future.add_done_callback(lambda _f: _forget(path))
+    return future
 
 
-def ensure_games(
-    task: str,
-    seeds: list[int],
-    root: Path | None = None,
-    show_progress: bool = True,
-    settings: dict[str, Any] | None = None,
-) -> list[dict[str, Any]]:
-    """Manifest entries of the games with these seeds, generating the missing ones (with a progress bar)."""
-    directory = task_dir(task, root, settings)
-    directory.mkdir(parents=True, exist_ok=True)
-    manifest = read_manifest(task, root, settings)
-    missing = [s for s in seeds if not _valid(manifest["games"].get(str(s)), directory)]
+def _forget(path: Path) -> None:
+    with _lock:
+        _pending.pop(path, None)
+
+
+def ensure(specs: list[GameSpec], root: Path | None = None, show_progress: bool = True) -> list[dict[str, Any]]:
+    """The entries of these games, making the missing ones in parallel (one progress line per game made)."""
+    found = [read_entry(game_dir(spec, root)) for spec in specs]
+    missing: dict[Path, GameSpec] = {game_dir(s, root): s for s, e in zip(specs, found, strict=True) if e is None}
     if missing:
-        _generate_missing(task, missing, directory, root, show_progress, settings)
-        manifest = read_manifest(task, root, settings)
-    return [manifest["games"][str(s)] for s in seeds]
+        start = time.perf_counter()
+        where = (root or cache_root())
+        if show_progress:
+            _say(f"TextWorld: making {len(missing)} game(s) (one-time, cached in {where}) ...")
+        futures = {_submit(spec, root): spec for spec in missing.values()}
+        for done, future in enumerate(as_completed(futures), 1):
+            spec = futures[future]
+            future.result()
+            if show_progress:
+                _say(f"TextWorld: made {spec.task} {spec.stem} ({done}/{len(futures)}, "
+                     f"{time.perf_counter() - start:.0f} s)")
+        found = [e if e is not None else read_entry(game_dir(s, root)) for s, e in zip(specs, found, strict=True)]
+    out = []
+    for spec, entry in zip(specs, found, strict=True):
+        if entry is None:
+            raise RuntimeError(f"the TextWorld game {spec.task} {spec.stem} is missing from {game_dir(spec, root)}")
+        out.append(entry)
+    return out
 
 
-def _generate_missing(
-    task: str, seeds: list[int], directory: Path, root: Path | None, show_progress: bool,
-    settings: dict[str, Any] | None,
-) -> None:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    console = Console(stderr=True)
-    with Progress(
-        TextColumn(f"generating TextWorld {task} games (one-time)"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=not show_progress,
-        transient=False,
-    ) as progress:
-        bar = progress.add_task("gen", total=len(seeds))
-        # One child process per game, as many at once as there are cores.
-        with ThreadPoolExecutor(max_workers=max(1, min(len(seeds), os.cpu_count() or 1))) as pool:
-            futures = [pool.submit(generate, task, seed, directory, settings) for seed in seeds]
-            for future in as_completed(futures):
-                entry = future.result()
-                manifest = read_manifest(task, root, settings)  # another process may have added games
-                manifest["games"][str(entry["seed"])] = entry
-                _write_manifest(task, manifest, root, settings)
-                progress.advance(bar)
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command-line entry: ``TASK N`` generates games with seeds 1..N."""
+    """Command-line entry: ``TASK [N]`` makes the first N (default 25) of BALROG's games of the task."""
+    from playbench.suites.balrog.textworld.sets import balrog_specs
+
     args = sys.argv[1:] if argv is None else argv
-    entries = ensure_games(args[0], list(range(1, int(args[1]) + 1)))
-    for entry in entries:
-        print(entry["file"], entry["sha256"])
+    specs = balrog_specs(args[0])[: int(args[1]) if len(args) > 1 else None]
+    for entry in ensure(specs):
+        print(entry["dir"], entry["sha256"])
 
 
 if __name__ == "__main__":

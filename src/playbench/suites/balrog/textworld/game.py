@@ -1,5 +1,6 @@
-"""TextWorld as a BALROG game (``specs/balrog.md`` §6.3) on PyPI ``textworld`` with locally generated games."""
+"""TextWorld as a BALROG game (``specs/balrog.md`` §6.3) on PyPI ``textworld``: BALROG's games, regenerated."""
 
+import asyncio
 import warnings
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,9 @@ import numpy as np
 from playbench.suites.balrog import facts
 from playbench.suites.balrog.game import BalrogGame, Frame
 from playbench.suites.balrog.protocol import textworld_prompt
-from playbench.suites.balrog.textworld.cache import ensure_games, task_dir, textworld_version
+from playbench.suites.balrog.textworld.cache import ensure, textworld_version
+from playbench.suites.balrog.textworld.generate import sha256_file
+from playbench.suites.balrog.textworld.sets import GameRef, GameSet
 
 
 def clean_observation(text: str, objective: str) -> str:
@@ -21,18 +24,32 @@ def clean_observation(text: str, objective: str) -> str:
     return text.split(objective)[-1].strip() if objective else text.strip()
 
 
-def game_seed(index: int, n_games: int, compat: bool) -> int:
-    """The generation seed (1..n) of the game played in episode ``index`` (B1c).
+def game_position(index: int, n_games: int, compat: bool) -> int:
+    """The position (0..n-1) in the task's game list of the game played in episode ``index`` (B1c).
 
     fixed: episode i plays game ``i mod n`` (distinct games across a task's episodes); compat: the
-    original's per-process counter, incremented before use, as in a sequential run (games 2, 3, ...).
+    original's per-process counter, incremented before use, as in a sequential run (games 1, 2, ...).
     """
-    position = (index + 1) % n_games if compat else index % n_games
-    return position + 1
+    return (index + 1) % n_games if compat else index % n_games
+
+
+def check_published(entry: dict[str, Any], ref: GameRef) -> None:
+    """Refuse a regenerated game whose facts differ from the published game's (another TextWorld version ...)."""
+    row = ref.published
+    if row is None:
+        return
+    got = (entry.get("uuid"), entry.get("rooms"), entry.get("walkthrough_length"), entry.get("max_score"),
+           entry.get("walkthrough_sha"), entry.get("objective_sha"), entry.get("world_sha"))
+    want = (row.uuid, row.rooms, row.walkthrough, row.max_score, row.walkthrough_sha, row.objective_sha, row.world_sha)
+    if got != want:
+        names = ("uuid", "rooms", "walkthrough", "max_score", "walkthrough_sha", "objective_sha", "world_sha")
+        diff = ", ".join(f"{n} {g!r} != {w!r}" for n, g, w in zip(names, got, want, strict=True) if g != w)
+        raise RuntimeError(f"the regenerated TextWorld game {ref.label} is not BALROG's (textworld "
+                           f"{entry.get('textworld')}): {diff}")
 
 
 class TextWorldGame(BalrogGame):
-    """One episode of a generated TextWorld game; any text is a valid command."""
+    """One episode of one of a task's TextWorld games; any text is a valid command."""
 
     env_name = "textworld"
     reference_policies = ("random", "oracle")
@@ -41,26 +58,23 @@ class TextWorldGame(BalrogGame):
         self,
         task: str,
         index: int,
-        n_games: int,
+        games: GameSet,
         *,
         compat: bool = False,
         step_limit: str = "engine",
         root: Path | None = None,
-        settings: dict[str, Any] | None = None,
-        generate_all: bool = True,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.task = task
         self.index = index
-        self.n_games = n_games
+        self.games = games
         self.compat = compat
         row = facts.task("textworld", task)
         self.engine_limit = int(row.prompt_steps or row.step_limit) if step_limit == "prompt" else row.step_limit
         self.root = root
-        self.settings = settings
-        self.generate_all = generate_all
-        self.seed_used = game_seed(index, n_games, compat)
+        self.position = game_position(index, len(games.games), compat)
+        self.ref = games.games[self.position]
         self._entry: dict[str, Any] = {}
         self._env: Any = None
         self._state: Any = None
@@ -70,6 +84,29 @@ class TextWorldGame(BalrogGame):
         self._walkthrough: list[str] = []
         self._commands: list[str] = []
         self._admissible = False
+
+    async def prepare(self) -> None:
+        """Make this episode's game file off the event loop (the runner awaits this before ``reset``)."""
+        await asyncio.to_thread(self._load_entry)
+
+    def _load_entry(self) -> None:
+        if self._entry:
+            return
+        if self.ref.path is not None:  # a user's .z8, played as it is
+            self._entry = {"file": self.ref.path.name, "dir": str(self.ref.path.parent),
+                           "sha256": sha256_file(self.ref.path), "textworld": textworld_version()}
+            return
+        assert self.ref.spec is not None
+        entry = ensure([self.ref.spec], self.root)[0]
+        check_published(entry, self.ref)
+        self._entry = entry
+
+    def game_file(self) -> Path:
+        """The ``.z8`` file this episode plays (made first if needed)."""
+        self._load_entry()
+        if self.ref.path is not None:
+            return self.ref.path
+        return Path(self._entry["dir"]) / self._entry["file"]
 
     def legal_actions(self) -> None:
         """Free text: every string is sent to the game."""
@@ -90,12 +127,7 @@ class TextWorldGame(BalrogGame):
     def _open(self) -> None:
         import textworld
 
-        if not self._entry:
-            # The whole set is generated on first use (in parallel); generate_all=False makes only this game.
-            seeds = list(range(1, self.n_games + 1)) if self.generate_all else [self.seed_used]
-            entries = ensure_games(self.task, seeds, self.root, settings=self.settings)
-            self._entry = entries[seeds.index(self.seed_used)]
-        path = task_dir(self.task, self.root, self.settings) / self._entry["file"]
+        path = self.game_file()
         # Admissible commands cost ~3x per step; they are only tracked once the random policy asks.
         infos = textworld.EnvInfos(
             objective=True, description=True, score=True, max_score=True, won=True, lost=True,
@@ -158,17 +190,25 @@ class TextWorldGame(BalrogGame):
         return {"score": self._state.score, "max_score": self._state.max_score}
 
     def instance(self) -> dict[str, Any]:
-        """The generated game file: task, seed, sha256, TextWorld version (a regenerated set)."""
-        return {
+        """The game played: its set, position and label, the file's SHA-256, how it was made, TextWorld's version."""
+        out: dict[str, Any] = {
             "env": "textworld",
             "task": self.task,
-            "game_seed": self.seed_used,
+            "set": self.games.name,
+            "position": self.position,
+            "game": self.ref.label,
             "file": self._entry.get("file"),
             "sha256": self._entry.get("sha256"),
-            "command": self._entry.get("command"),
             "textworld": self._entry.get("textworld", textworld_version()),
-            "set": "regenerated TextWorld set",
         }
+        if self.ref.spec is not None:
+            out["command"] = self._entry.get("command")
+            out["uuid"] = self._entry.get("uuid")
+        if self.games.name == "legacy" and self.ref.spec is not None:
+            out["game_seed"] = self.ref.spec.seeds
+        if self.games.name == "folder":
+            out["folder"] = self.games.folder
+        return out
 
     def reference_action(self, policy: str, rng: np.random.Generator) -> str:
         """``oracle``: the game's own winning command sequence; ``random``: a random admissible command."""
