@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers import only_run_dir, run_cli
+from playbench.log import read_run
 from playbench.models.fakeserver import FakeServer
 
 NO_KEYS = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}
@@ -22,7 +23,12 @@ def _records(run: Path) -> list[dict[str, Any]]:
 
 
 def _all_bytes(run: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in run.rglob("*") if p.is_file())
+    """Every file of the run as written, the compressed trajectory shards as the steps they hold."""
+    files = b"".join(p.read_bytes() for p in run.rglob("*") if p.is_file() and p.suffix != ".pbt")
+    log = read_run(run)
+    steps = b"".join(step.model_dump_json().encode() for record in log.episodes()
+                     for step in log.iter_trajectory(record))
+    return files + steps
 
 
 def _closed_port() -> int:
