@@ -18,7 +18,6 @@ from playbench.core.records import EpisodeRecord
 from playbench.log import read_run
 from playbench.report.inert import inert_text
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ESC_TASK = "smartplay/\x1b[31mred\x1b[0m[/x][bold]<script>window.pwned='task'</script>\x00$\\frac{$\u202e\ufffd"
 ESC_MODEL = "mock/\x1b]0;pwned\x07[/x]<script>document.title='pwned'</script>\x00:smile:"
 HOSTILE_OUTPUTS = [
@@ -63,17 +62,6 @@ def base_run(tmp_path_factory) -> Path:
                   "--quiet")
     assert res.returncode == 0, res.stderr
     return only_run_dir(log)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    assert Path(CHROMIUM).exists(), "Debian's chromium must be installed (scripts/setup.sh does it)"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield browser
-        browser.close()
 
 
 def open_page(browser, url: str) -> tuple[Any, list[str], list[str]]:

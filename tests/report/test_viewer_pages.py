@@ -15,7 +15,6 @@ import pytest
 
 from helpers import PLAYBENCH, only_run_dir, run_cli
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TASKS = ["smartplay/hanoi-3", "smartplay/bandit-highlow"]
 STEPS = 12
 
@@ -34,17 +33,6 @@ def runs(tmp_path_factory) -> dict[str, Path]:
     assert res.returncode == 0, res.stderr
     out["site"] = site
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    assert Path(CHROMIUM).exists(), "Debian's chromium must be installed (scripts/setup.sh does it)"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield browser
-        browser.close()
 
 
 def open_page(browser, url: str):
