@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 PLAYBENCH = [sys.executable, "-m", "playbench.cli.main"]
 
@@ -57,3 +58,14 @@ def wait_for_episodes(log_dir: Path, count: int, timeout: float = 60) -> Path:
             return found[0].parent
         time.sleep(0.05)
     raise AssertionError(f"no run under {log_dir} reached {count} episodes")
+
+
+def open_page(browser: Any, url: str, viewport: dict[str, int] | None = None) -> tuple[Any, list[str], list[str]]:
+    """A new browser page at ``url``, with the script errors it raises and every URL it requests."""
+    page = browser.new_page(viewport=viewport) if viewport else browser.new_page()
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("request", lambda req: requests.append(req.url))
+    page.goto(url)
+    return page, errors, requests

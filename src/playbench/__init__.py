@@ -1,11 +1,8 @@
 """playbench: one harness for spatial reasoning, navigation, planning and game benchmarks.
 
-As a library::
-
-    import playbench
-
-    result = playbench.eval("smartplay/hanoi-3", agent="random", episodes=3)
-    log = playbench.read_run(result.path)
+As a library: ``playbench.eval`` runs tasks (say ``"smartplay/hanoi-3"`` with ``agent="random"`` and
+``episodes=3``) and returns a result whose ``path`` ``playbench.read_run`` reads back; docs/api.md has a
+tested example. (``eval`` here is playbench's own function: model output is never executed.)
 
 The names below are imported on first use, so ``import playbench`` (and the ``playbench`` command's
 start-up) stays cheap.

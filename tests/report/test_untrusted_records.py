@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from helpers import only_run_dir, run_cli
+from helpers import only_run_dir, open_page, run_cli
 from playbench.core.records import EpisodeRecord
 from playbench.log import read_run
 from playbench.report.inert import inert_text
@@ -62,17 +62,6 @@ def base_run(tmp_path_factory) -> Path:
                   "--quiet")
     assert res.returncode == 0, res.stderr
     return only_run_dir(log)
-
-
-def open_page(browser, url: str) -> tuple[Any, list[str], list[str]]:
-    """A new page at ``url``, with the script errors it raises and every URL it requests."""
-    page = browser.new_page()
-    errors: list[str] = []
-    requests: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("request", lambda req: requests.append(req.url))
-    page.goto(url)
-    return page, errors, requests
 
 
 def test_inert_text_shows_controls_and_keeps_the_rest():

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import helpers
 from helpers import PLAYBENCH, only_run_dir, run_cli
 
 TASKS = ["smartplay/hanoi-3", "smartplay/bandit-highlow"]
@@ -36,13 +37,7 @@ def runs(tmp_path_factory) -> dict[str, Path]:
 
 
 def open_page(browser, url: str):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    requests: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("request", lambda req: requests.append(req.url))
-    page.goto(url)
-    return page, errors, requests
+    return helpers.open_page(browser, url, viewport={"width": 1280, "height": 900})
 
 
 def column(page, table: str, n: int) -> list[str]:

@@ -8,7 +8,7 @@ from playbench.core.records import EpisodeRecord
 
 
 class ProgressHook(Protocol):
-    """What ``eval(progress=...)`` calls while a run plays (all calls come from the run's event loop)."""
+    """What the ``progress`` argument of ``playbench.eval`` calls while a run plays (all calls come from the run's event loop)."""
 
     def start(self, plan: Mapping[str, tuple[int, int]]) -> None:
         """Before the first episode: task id -> (episodes scheduled, episodes already finished)."""

@@ -17,7 +17,7 @@ def _resume_command(path: Path) -> str:
 
 
 class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped a run: finished episodes are saved in ``path``; ``eval(resume=path)`` continues it."""
+    """Ctrl-C stopped a run: finished episodes are saved in ``path``; ``playbench.eval`` with ``resume=path`` continues it."""
 
     def __init__(self, path: Path) -> None:
         super().__init__(str(path))
