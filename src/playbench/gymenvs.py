@@ -122,18 +122,26 @@ def make_env(task_id: str, index: int = 0, **params: Any) -> "gymnasium.Env":
     return task.make_game(task.params(params), index)
 
 
-def register_env(task_id: str) -> None:
-    """Register one task's gymnasium id, unless it is already (cheap: no suite is imported)."""
-    import gymnasium
+#: ids of tasks declared outside the package, registered with the built-in ones
+_EXTRA_IDS: list[str] = []
 
+
+def register_env(task_id: str) -> None:
+    """Register one task's gymnasium id, now if gymnasium is imported, else when it is (never imports it)."""
+    module = sys.modules.get("gymnasium")
+    if module is None or not hasattr(module, "registry"):
+        if task_id not in TASK_IDS and task_id not in _EXTRA_IDS:
+            _EXTRA_IDS.append(task_id)
+        register_when_imported()
+        return
     gid = gym_id(task_id)
-    if gid not in gymnasium.registry:
-        gymnasium.register(id=gid, entry_point=f"{__name__}:make_env", kwargs={"task_id": task_id})
+    if gid not in module.registry:
+        module.register(id=gid, entry_point=f"{__name__}:make_env", kwargs={"task_id": task_id})
 
 
 def register_envs() -> None:
-    """Register every built-in task's gymnasium id."""
-    for task_id in TASK_IDS:
+    """Register every built-in task's gymnasium id, and those of tasks declared since by the user's suites."""
+    for task_id in (*TASK_IDS, *_EXTRA_IDS):
         register_env(task_id)
 
 

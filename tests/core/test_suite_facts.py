@@ -125,9 +125,9 @@ def test_smartplay_trials_steps_and_history_are_the_specs() -> None:
 
 
 def test_smartplay_games_take_their_limits_from_the_row() -> None:
-    from playbench.suites.smartplay.base import SmartPlayParams
     from playbench.suites.smartplay.hanoi import HanoiGame
     from playbench.suites.smartplay.messenger.game import MessengerGame
+    from playbench.suites.smartplay.params import SmartPlayParams
 
     task = find_task("smartplay/messenger-3")
     assert task is not None

@@ -10,9 +10,9 @@ import pytest
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.registry import get_task
-from playbench.suites.smartplay.base import MessengerParams
 from playbench.suites.smartplay.messenger.data import ACTIONS, ADVICE, CONTEXT
 from playbench.suites.smartplay.messenger.game import MessengerGame
+from playbench.suites.smartplay.params import MessengerParams
 
 
 def play(game: MessengerGame, seed: int, policy: str = "random"):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from playbench.core.registry import get_task
-from playbench.suites.smartplay.base import SmartPlayParams
+from playbench.suites.smartplay.params import SmartPlayParams
 from playbench.suites.smartplay.voxel import blocks as bk
 from playbench.suites.smartplay.voxel import physics
 from playbench.suites.smartplay.voxel.biomes import BIOME_NAMES, goal_set
@@ -220,8 +220,8 @@ def test_explorer_reaches_the_goal_biome():
 _TRAJECTORY_HASH = """
 import hashlib, sys
 import numpy as np
-from playbench.suites.smartplay.base import SmartPlayParams
-from playbench.suites.smartplay.base import MessengerParams
+from playbench.suites.smartplay.params import SmartPlayParams
+from playbench.suites.smartplay.params import MessengerParams
 from playbench.suites.smartplay.messenger.game import MessengerGame
 from playbench.suites.smartplay.voxel.game import MinecraftGame
 h = hashlib.sha256()

@@ -26,7 +26,7 @@ class Params(BaseModel):
     values, unless given explicitly (an explicit value wins).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # schemas built on first use: listing tasks builds none
     renamed: ClassVar[dict[str, str]] = {}
     compat_values: ClassVar[dict[str, Any]] = {}
 

@@ -3,9 +3,8 @@
 Engines are imported lazily inside the game factories.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from playbench.core.game import Game
 from playbench.core.suite import Group, Suite
 from playbench.core.task import Task
 from playbench.suites.balrog import facts
@@ -17,13 +16,16 @@ from playbench.suites.balrog.params import BalrogParams, TextWorldParams
 from playbench.suites.balrog.protocol import episodes_for
 from playbench.suites.engines import BABYAI, CRAFTER, TEXTWORLD
 
+if TYPE_CHECKING:  # games load when one is made, not to list tasks
+    from playbench.core.game import Game
+
 
 def _common(params: BalrogParams) -> dict[str, Any]:
     return {"images": params.images, "feedback": params.feedback, "max_steps": params.max_steps}
 
 
 def _babyai(row: BalrogTask) -> Task:
-    def make(params: BalrogParams, index: int) -> Game:
+    def make(params: BalrogParams, index: int) -> "Game":
         from playbench.suites.balrog.babyai.game import BabyAIGame
 
         return BabyAIGame(row.name, **_common(params))
@@ -55,7 +57,7 @@ def _check_folder(row: BalrogTask, params: TextWorldParams) -> None:
 
 
 def _textworld(row: BalrogTask) -> Task:
-    def make(params: TextWorldParams, index: int) -> Game:
+    def make(params: TextWorldParams, index: int) -> "Game":
         from playbench.suites.balrog.textworld.game import TextWorldGame
 
         return TextWorldGame(row.name, index, _textworld_set(row, params), compat=params.compat,
@@ -86,7 +88,7 @@ def _textworld(row: BalrogTask) -> Task:
 
 
 def _crafter(row: BalrogTask) -> Task:
-    def make(params: BalrogCrafterParams, index: int) -> Game:
+    def make(params: BalrogCrafterParams, index: int) -> "Game":
         from playbench.suites.balrog.crafter.game import BalrogCrafter
 
         return BalrogCrafter(params)

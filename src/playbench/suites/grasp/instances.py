@@ -12,10 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import numpy as np
-
 from playbench.core.errors import PlaybenchError
-from playbench.suites.grasp.generate import generate
 from playbench.suites.grasp.grid import COMBINATIONS, Constraints, Grid
 from playbench.suites.grasp.official import custom_id, grid_file_name, load_grids
 from playbench.suites.grasp.params import GraspParams, parse_indices
@@ -120,6 +117,10 @@ def make_instance(p: GraspParams, index: int, seed: int) -> Instance:
             raise PlaybenchError("the GRASP filters select no instance")
         constraints = combos[index % len(combos)]
         start_region, distribution, obstacle = settings[(index // len(combos)) % len(settings)]
+        import numpy as np  # here, not at the top: counting episodes (``playbench list``) loads no numpy
+
+        from playbench.suites.grasp.generate import generate
+
         g = generate(np.random.default_rng(seed), distribution, obstacle, start_region, p.skew_axes, p.cluster_centres)
         source = {"source": "generated", "seed": seed, "skew_axes": p.skew_axes, "cluster_centres": p.cluster_centres}
         return Instance(g.grid, render_grid(g.grid), obstacle == "block", constraints, distribution, obstacle,

@@ -1,37 +1,15 @@
 """The one-step MANGO game: the observation is the release prompt, the action is the model's whole answer."""
 
 import random
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
-from pydantic import Field
 
 from playbench.core.game import Game
-from playbench.core.params import ExistingPath, Params
 from playbench.suites.mango.evaluate import Score, TaskKind
+from playbench.suites.mango.params import MangoParams
 from playbench.suites.mango.prompts import SYSTEM_MESSAGE, build_prompt, df_question, format_trajectory, rf_question
 from playbench.suites.mango.sources import PreparedGame, data_question, procedural_game
-
-DEFAULT_PROCEDURAL_EPISODES = 20
-
-
-class MangoParams(Params):
-    """``-T`` parameters of ``mango/df`` and ``mango/rf``.
-
-    ``compat=true`` means ``mode=compat`` (the official evaluator) unless ``mode`` is given; ``cutoff`` and
-    ``prompt`` already default to the release's. It is not recorded itself: ``mode`` says it all.
-    """
-
-    compat_values = {"mode": "compat"}
-
-    compat: bool = Field(False, exclude=True)
-    data: ExistingPath | None = None  # an official data folder (one sub-folder per game); default: procedural mazes
-    games: str | None = None  # comma-separated game names to keep (data only)
-    cutoff: Literal["release", "paper"] = "release"
-    prompt: Literal["release", "paper"] = "release"
-    mode: Literal["fixed", "compat"] = "fixed"
-    locations: int = 8  # procedural mazes: number of locations
-    episodes: int | None = None  # procedural mazes: default episode count (20)
 
 
 class MangoGame(Game):

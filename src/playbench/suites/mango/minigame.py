@@ -11,33 +11,15 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from pydantic import Field
 
 from playbench.core.game import Game
-from playbench.core.params import ExistingPath, Params
 from playbench.suites.mango.datacheck import check_game
 from playbench.suites.mango.formats import game_names, open_data
+from playbench.suites.mango.params import MinigameParams
 from playbench.suites.mango.procedural import MazeParams, generate
-from playbench.suites.mango.walkthrough import TOKEN_BUDGET, Step, count_tokens, parse_walkthrough
+from playbench.suites.mango.walkthrough import Step, count_tokens, parse_walkthrough
 
 MAX_NON_MOVES = 6
-
-
-class MinigameParams(Params):
-    """``-T`` parameters of ``mango/minigame``.
-
-    ``compat`` is accepted for uniformity and changes nothing: the original task set was never released,
-    this is a reconstruction with no original behaviour to reproduce (so it is not recorded).
-    """
-
-    compat: bool = Field(False, exclude=True)
-    data: ExistingPath | None = None
-    games: str | None = None
-    hint: bool = False  # add the "small local map info" sentence
-    locations: int = 8
-    budget: int = TOKEN_BUDGET  # walkthrough tokens kept (the latest steps)
-    max_step: int = 70  # only moves annotated in the map (the release's 70 steps)
-    episodes: int | None = None
 
 
 def _prefix_text(steps: list[Step], budget: int) -> str:

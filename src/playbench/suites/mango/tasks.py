@@ -5,8 +5,7 @@ from typing import Any
 from playbench.core.suite import Group, Suite
 from playbench.core.task import Task
 from playbench.suites.mango.facts import BENCHMARK_GROUP, TASKS, MangoTask
-from playbench.suites.mango.game import DEFAULT_PROCEDURAL_EPISODES, MangoParams
-from playbench.suites.mango.minigame import MinigameParams
+from playbench.suites.mango.params import DEFAULT_PROCEDURAL_EPISODES, MangoParams, MinigameParams
 
 
 def _episodes(task: str):  # noqa: ANN202 - returns a callable(params) -> int

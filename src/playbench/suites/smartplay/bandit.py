@@ -4,7 +4,8 @@ from typing import Any
 
 import numpy as np
 
-from playbench.suites.smartplay.base import SmartPlayGame, SmartPlayParams, action_list_text
+from playbench.suites.smartplay.base import SmartPlayGame, action_list_text
+from playbench.suites.smartplay.params import SmartPlayParams
 
 VARIANTS: dict[str, tuple[float, float]] = {
     "deterministic": (1.0, 0.0),

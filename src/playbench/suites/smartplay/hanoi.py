@@ -4,7 +4,8 @@ from typing import Any
 
 import numpy as np
 
-from playbench.suites.smartplay.base import SmartPlayGame, SmartPlayParams, action_list_text
+from playbench.suites.smartplay.base import SmartPlayGame, action_list_text
+from playbench.suites.smartplay.params import SmartPlayParams
 
 RODS = "ABC"
 MOVES = [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]

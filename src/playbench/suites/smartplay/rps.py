@@ -4,7 +4,8 @@ from typing import Any
 
 import numpy as np
 
-from playbench.suites.smartplay.base import SmartPlayGame, SmartPlayParams, action_list_text
+from playbench.suites.smartplay.base import SmartPlayGame, action_list_text
+from playbench.suites.smartplay.params import SmartPlayParams
 
 ACTIONS = ["Rock", "Paper", "Scissor"]
 VARIANTS: dict[str, tuple[tuple[float, float, float], tuple[int, int, int]]] = {

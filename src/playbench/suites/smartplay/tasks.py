@@ -4,50 +4,52 @@ Engines are imported lazily inside ``make_game``.
 """
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from playbench.core.game import Game
 from playbench.core.params import Params
 from playbench.core.suite import Group, Suite
 from playbench.core.task import Task
 from playbench.suites.engines import CRAFTER
-from playbench.suites.smartplay.base import MessengerParams, SmartPlayParams
 from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
 from playbench.suites.smartplay.facts import BENCHMARK_GROUP, CAPABILITIES, TASKS, SmartPlayTask
+from playbench.suites.smartplay.params import MessengerParams, SmartPlayParams
 from playbench.suites.smartplay.voxel.biomes import FIND_TASKS
 
+if TYPE_CHECKING:  # games load when one is made, not to list tasks
+    from playbench.core.game import Game
 
-def _bandit(params: Any, row: SmartPlayTask) -> Game:
+
+def _bandit(params: Any, row: SmartPlayTask) -> "Game":
     from playbench.suites.smartplay.bandit import BanditGame
 
     return BanditGame(params, str(row.variant), row.limits)
 
 
-def _rps(params: Any, row: SmartPlayTask) -> Game:
+def _rps(params: Any, row: SmartPlayTask) -> "Game":
     from playbench.suites.smartplay.rps import RPSGame
 
     return RPSGame(params, str(row.variant), row.limits)
 
 
-def _hanoi(params: Any, row: SmartPlayTask) -> Game:
+def _hanoi(params: Any, row: SmartPlayTask) -> "Game":
     from playbench.suites.smartplay.hanoi import HanoiGame
 
     return HanoiGame(params, int(row.variant or 0), row.limits)
 
 
-def _messenger(params: Any, row: SmartPlayTask) -> Game:
+def _messenger(params: Any, row: SmartPlayTask) -> "Game":
     from playbench.suites.smartplay.messenger.game import MessengerGame
 
     return MessengerGame(params, int(row.variant or 0), row.limits)
 
 
-def _crafter(params: Any, row: SmartPlayTask) -> Game:
+def _crafter(params: Any, row: SmartPlayTask) -> "Game":
     from playbench.suites.smartplay.crafter.game import SmartPlayCrafter
 
     return SmartPlayCrafter(params, row.limits)
 
 
-def _minecraft(params: Any, row: SmartPlayTask) -> Game:
+def _minecraft(params: Any, row: SmartPlayTask) -> "Game":
     from playbench.suites.smartplay.voxel.game import MinecraftGame
 
     return MinecraftGame(params, str(row.variant), row.limits)
@@ -92,7 +94,7 @@ def _describe(row: SmartPlayTask) -> str:
 
 
 #: game -> (game factory, parameter model)
-_GAMES: dict[str, tuple[Callable[[Any, SmartPlayTask], Game], type[Params]]] = {
+_GAMES: dict[str, tuple[Callable[[Any, SmartPlayTask], "Game"], type[Params]]] = {
     "bandit": (_bandit, SmartPlayParams),
     "rps": (_rps, SmartPlayParams),
     "hanoi": (_hanoi, SmartPlayParams),

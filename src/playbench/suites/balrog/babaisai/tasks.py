@@ -3,17 +3,21 @@
 The engine is imported lazily inside ``make_game``.
 """
 
-from playbench.core.game import Game
+from typing import TYPE_CHECKING
+
 from playbench.core.task import Task
 from playbench.suites.balrog.babaisai.params import BabaParams
 from playbench.suites.balrog.facts import TASKS, BalrogTask
 from playbench.suites.balrog.protocol import episodes_for
 
+if TYPE_CHECKING:  # games load when one is made, not to list tasks
+    from playbench.core.game import Game
+
 #: The task ids, in BALROG's config order.
 TASK_IDS: list[str] = [row.id for row in TASKS if row.env == "babaisai"]
 
 
-def _make_game(params: BabaParams, level: str) -> Game:
+def _make_game(params: BabaParams, level: str) -> "Game":
     from playbench.suites.balrog.babaisai.game import BabaGame
 
     return BabaGame.from_params(level, params)

@@ -8,14 +8,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from playbench.core.params import ExistingPath
 from playbench.core.seeding import derive_seed
 from playbench.suites.balrog import facts
 from playbench.suites.balrog.game import BalrogGame, Frame
 from playbench.suites.balrog.nle import actions as A
 from playbench.suites.balrog.nle import prompts
+from playbench.suites.balrog.nle.params import BoxobanParams, NLEParams
 from playbench.suites.balrog.nle.progression import ABORTED, TASK_SUCCESSFUL, MiniHackProgress, NetHackProgress
-from playbench.suites.balrog.params import BalrogParams
 
 _STATUS_NAMES = {-1: "ABORTED", 0: "RUNNING", 1: "DEATH", 2: "TASK_SUCCESSFUL"}
 
@@ -36,24 +35,6 @@ def tombstone_reason(status: int, tty_chars: np.ndarray) -> str:
     if "in" in cause:
         cause = cause[: cause.index("in")]
     return f"{_STATUS_NAMES.get(status, status)}: {' '.join(cause)}. {'.'.join(rest).strip()}".strip()
-
-
-class NLEParams(BalrogParams):
-    """Parameters of the MiniHack and NetHack tasks (BALROG's common ones).
-
-    ``images``: VLM mode (language text + 1264x336 tile image) instead of text mode (language text +
-    ASCII map); ``compat``: reproduce BALROG's bugs (NetHack ``00``-``99`` actions crash the episode, the
-    prompt lists invalid actions, last-step-reward success, no ascension credit).
-    """
-
-
-class BoxobanParams(NLEParams):
-    """Boxoban adds the level source: ``levels`` = a folder (or file) of official Boxoban level files.
-
-    Without it, levels come from playbench's generator with the task's preset (``medium``/``hard``).
-    """
-
-    levels: ExistingPath | None = None
 
 
 class NLEGame(BalrogGame):

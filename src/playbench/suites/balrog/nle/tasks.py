@@ -1,24 +1,30 @@
 """The Task of a MiniHack or NetHack row of the BALROG facts table (§12). No engine import here."""
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from playbench.core.game import Game
 from playbench.core.task import Task
 from playbench.suites.balrog.facts import TASKS, BalrogTask
-from playbench.suites.balrog.nle.game import BoxobanGame, BoxobanParams, NavigationGame, NLEGame, NLEParams
+from playbench.suites.balrog.nle.params import BoxobanParams, NLEParams
 from playbench.suites.balrog.protocol import episodes_for
 from playbench.suites.engines import NETHACK
+
+if TYPE_CHECKING:
+    from playbench.core.game import Game
 
 TASK_IDS: list[str] = [row.id for row in TASKS if row.env in ("minihack", "nle")]
 
 
-def _factory(row: BalrogTask) -> Callable[[Any, int], Game]:
-    if row.kind == "boxoban":
-        preset = "hard" if "Hard" in row.original else "medium"
-        return lambda params, index: BoxobanGame(row.original, params, row.step_limit, preset)
-    cls = NavigationGame if row.kind == "navigation" else NLEGame
-    return lambda params, index: cls(row.original, params, row.step_limit)
+def _factory(row: BalrogTask) -> Callable[[Any, int], "Game"]:
+    def make(params: Any, index: int) -> "Game":
+        from playbench.suites.balrog.nle.game import BoxobanGame, NavigationGame, NLEGame
+
+        if row.kind == "boxoban":
+            preset = "hard" if "Hard" in row.original else "medium"
+            return BoxobanGame(row.original, params, row.step_limit, preset)
+        cls = NavigationGame if row.kind == "navigation" else NLEGame
+        return cls(row.original, params, row.step_limit)
+    return make
 
 
 def _level_check(env_id: str):  # noqa: ANN202

@@ -1,6 +1,6 @@
 """Task parameters of ``smartplay/crafter`` (kept free of engine imports so registration stays light)."""
 
-from playbench.suites.smartplay.base import SmartPlayParams
+from playbench.suites.smartplay.params import SmartPlayParams
 
 
 class SmartPlayCrafterParams(SmartPlayParams):

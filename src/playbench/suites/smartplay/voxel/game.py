@@ -5,7 +5,8 @@ from typing import Any
 import numpy as np
 
 from playbench.core.seeding import derive_seed
-from playbench.suites.smartplay.base import SmartPlayGame, SmartPlayParams, action_list_text
+from playbench.suites.smartplay.base import SmartPlayGame, action_list_text
+from playbench.suites.smartplay.params import SmartPlayParams
 from playbench.suites.smartplay.voxel import physics
 from playbench.suites.smartplay.voxel.biomes import BIOME_NAMES, FIND_TASKS, goal_set
 from playbench.suites.smartplay.voxel.text import observe
