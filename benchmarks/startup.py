@@ -1,0 +1,73 @@
+"""Start-up: ``playbench --help``, ``playbench list`` and one random Hanoi episode, as a user types them.
+
+Each command runs in a new process (the installed ``playbench`` script next to this Python, else
+``python -m playbench.cli.main``), timed from start to exit; CPU is that process's user + system time.
+The three commands are interleaved, ``--repeat`` times each.
+
+Goals (issue "Lean runs", quiet machine): ``--help`` and ``list`` <= 0.3 s, ``eval`` of one Hanoi episode
+with the random agent <= 0.6 s wall.
+
+    .venv/bin/python benchmarks/startup.py [--repeat 5]
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import machine_note, spread
+
+GOALS = {"--help": 0.3, "list": 0.3, "eval hanoi-3 (1 episode, random)": 0.6}
+
+
+def playbench_command() -> list[str]:
+    """The ``playbench`` script of this environment, else the module."""
+    script = Path(sys.executable).with_name("playbench")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "playbench.cli.main"]
+
+
+def timed(args: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one process run to its end; refuses a failing command."""
+    before = os.times()
+    start = time.perf_counter()
+    done = subprocess.run(args, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = os.times()
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed: {done.stderr.strip()[-500:]}")
+    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    print(machine_note())
+    base = playbench_command()
+    with tempfile.TemporaryDirectory() as tmp:
+        logs = Path(tmp)
+        runs = iter(range(1_000_000))
+        commands = {
+            "--help": lambda: base + ["--help"],
+            "list": lambda: base + ["list"],
+            "eval hanoi-3 (1 episode, random)": lambda: base + [
+                "eval", "smartplay/hanoi-3", "--agent", "random", "--episodes", "1", "--quiet",
+                "--log-dir", str(logs / str(next(runs)))],
+        }
+        timed(commands["list"]())  # untimed: the first start reads every module from disk
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        for _ in range(args.repeat):
+            for name, command in commands.items():
+                samples[name].append(timed(command()))
+        shutil.rmtree(logs, ignore_errors=True)
+    for name, rows in samples.items():
+        print(f"{name:<34} wall {spread([w for w, _ in rows])} s, CPU {spread([c for _, c in rows])} s "
+              f"(goal <= {GOALS[name]} s)")
+
+
+if __name__ == "__main__":
+    main()
