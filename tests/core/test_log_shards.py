@@ -200,3 +200,32 @@ def test_episodes_ending_together_share_a_commit_and_count_only_once_on_disk(tmp
     assert sum(store.batches) == 64 and len(store.batches) < 64  # episodes ending together shared fsyncs
     log = read_run(store.path)
     assert all(len(log.read_trajectory(r)) == r.steps == 3 for r in log.episodes())
+
+
+def test_commits_are_spaced_and_episodes_ending_in_between_share_the_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from playbench.log import store as store_module
+
+    monkeypatch.setattr(store_module, "COMMIT_INTERVAL", 0.3)
+    plain = _store(tmp_path)
+    store = _CountingStore(plain.path, plain.meta)
+    plain.close()
+    store.batches = []
+
+    async def main() -> tuple[float, float]:
+        loop = asyncio.get_running_loop()
+        await store.commit(_record(0, 0, None))  # the first commit of a run is not held back
+        first_done = loop.time()
+        later = [store.commit(_record(i, 0, None)) for i in (1, 2)]
+        await asyncio.sleep(0.05)
+        later.append(store.commit(_record(3, 0, None)))  # ends between two commits: joins the next one
+        await asyncio.gather(*later)
+        return first_done, loop.time()
+
+    first_done, rest_done = asyncio.run(main())
+    store.close()
+    assert store.batches == [1, 3]
+    assert rest_done - first_done >= 0.3
+    assert [r.index for r in read_run(store.path).episodes()] == [0, 1, 2, 3]

@@ -3,9 +3,9 @@
 An episode's steps stream into its task's shard as it plays (``steps``, see ``log/shard.py``). When it
 ends, its line is committed: the shards holding its steps are fsynced, then the line is appended to
 ``episodes.jsonl`` and fsynced, so a line never points to steps that are not on disk, after a crash or a
-power loss. ``commit`` does this for every episode that ends in the same moment with one fsync of each
-(group commit, in a thread, while the other episodes play on); an episode counts as recorded only once
-its future is done. ``append_episode`` does the same at once, for callers without an event loop.
+power loss. ``commit`` does this for every episode that ends within ``COMMIT_INTERVAL`` of the last
+commit with one fsync of each (group commit, in a thread, while the other episodes play on); an episode
+counts as recorded only once its future is done. ``append_episode`` does the same at once, for callers without an event loop.
 
 A process killed mid-write leaves at most a torn last line, which readers ignore and resume truncates
 away, and a torn chunk at a shard's end, after everything recorded (each writing session appends to
@@ -39,6 +39,11 @@ from playbench.log.read import RunLog
 from playbench.log.shard import EpisodeSteps, ShardFile, repair
 
 
+#: Shortest time between two group commits (seconds). Episodes that end in between wait for the next
+#: one: a crash loses at most this much of finished work, which ``--resume`` plays again.
+COMMIT_INTERVAL = 0.02
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
 
@@ -61,6 +66,7 @@ class RunStore(RunLog):
         self._shards: dict[str, ShardFile] = {}
         self._pending: list[tuple[bytes, asyncio.Future[None]]] = []  # lines waiting for the next commit
         self._flusher: asyncio.Task[None] | None = None
+        self._last_commit = float("-inf")  # loop time the last group commit ended
         self._thread: ThreadPoolExecutor | None = None
         self._write_lock = threading.Lock()  # one commit at a time touches the files
         self._failed: str | None = None  # why a commit failed: the run must stop
@@ -236,7 +242,9 @@ class RunStore(RunLog):
         loop = asyncio.get_running_loop()
         try:
             while self._pending:
-                await asyncio.sleep(0)  # episodes ending in this moment join the batch
+                # Episodes ending in this moment, and until COMMIT_INTERVAL after the last commit, join the
+                # batch: each commit costs two fsyncs and a trip to the commit thread, whatever its size.
+                await asyncio.sleep(max(0.0, self._last_commit + COMMIT_INTERVAL - loop.time()))
                 batch, self._pending = self._pending, []
                 if self._thread is None:
                     self._thread = ThreadPoolExecutor(1, thread_name_prefix="playbench-commit")
@@ -250,6 +258,7 @@ class RunStore(RunLog):
                             done.set_exception(StoreWriteError(self._failed))
                     self._pending = []
                     return
+                self._last_commit = loop.time()
                 for _, done in batch:
                     if not done.done():
                         done.set_result(None)
