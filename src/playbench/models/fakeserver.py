@@ -213,9 +213,11 @@ class FakeServer:
             await self._send(writer, 503, b'{"error": "down"}')
             return True
         fault = self._draw_fault()
-        if self.latency:
-            await asyncio.sleep(self.latency)
+        # The answer leaves ``latency`` after the request arrived, its own work done meanwhile (as a remote
+        # server's would be): the server's CPU is not added to the latency the client measures.
+        deadline = asyncio.get_running_loop().time() + self.latency
         if fault is not None and fault not in CONTENT_FAULTS:
+            await _sleep_until(deadline)
             stats.faults[fault] += 1
             if fault == "drop":
                 return False
@@ -226,12 +228,12 @@ class FakeServer:
                 await asyncio.sleep(self.slow_seconds)
                 return False
             if fault == "shape":
-                return await self._answer(writer, path, body, None, wrong_shape=True)
+                return await self._answer(writer, path, body, None, wrong_shape=True, deadline=deadline)
             await self._send_fault(writer, fault, headers)
             return True
         if fault is not None:
             stats.faults[fault] += 1
-        return await self._answer(writer, path, body, fault, headers=headers)
+        return await self._answer(writer, path, body, fault, headers=headers, deadline=deadline)
 
     async def _send_fault(self, writer: asyncio.StreamWriter, fault: str, headers: dict[str, str]) -> None:
         if fault == "429":
@@ -252,8 +254,12 @@ class FakeServer:
         await self._send(writer, status, echo.encode())
 
     async def _answer(self, writer: asyncio.StreamWriter, path: str, body: bytes, content_fault: str | None,
-                      headers: dict[str, str] | None = None, wrong_shape: bool = False) -> bool:
-        """A normal answer to the request, its content spoiled by ``content_fault`` or its shape broken."""
+                      headers: dict[str, str] | None = None, wrong_shape: bool = False, deadline: float = 0.0
+                      ) -> bool:
+        """A normal answer to the request, its content spoiled by ``content_fault`` or its shape broken.
+
+        Sent at loop time ``deadline`` (at once when that has passed).
+        """
         stats = self.stats
         try:
             request = orjson.loads(body)  # fast path; json.loads decides whatever orjson refuses
@@ -261,10 +267,12 @@ class FakeServer:
             try:
                 request = json.loads(body)
             except ValueError:
+                await _sleep_until(deadline)
                 await self._send(writer, 400, b'{"error": "bad json"}')
                 return True
         fmt, model, contents = _parse_request(path, request)
         if fmt is None:
+            await _sleep_until(deadline)
             await self._send(writer, 404, b'{"error": "unknown path"}')
             return True
         stats.formats[fmt] += 1
@@ -278,12 +286,15 @@ class FakeServer:
             text, reasoning = _spoil(text, content_fault, headers or {})
         reply = reply_body(fmt, model, text, contents, reasoning)
         if wrong_shape:
-            await self._send(writer, 200, self._wrong_shape(fmt, reply))
+            payload = self._wrong_shape(fmt, reply)
+            await _sleep_until(deadline)
+            await self._send(writer, 200, payload)
             return True
         stats.answers += 1
         payload = _dumps(reply)
         if content_fault == "invalid-utf8":
             payload = payload.replace(_BAD_UTF8_MARK.encode(), _BAD_UTF8)
+        await _sleep_until(deadline)
         await self._send(writer, 200, payload)
         return True
 
@@ -463,6 +474,13 @@ WRONG_SHAPES: dict[str, dict[str, Callable[[Any], Any]]] = {
         "feedback-string": lambda r: {"promptFeedback": "blocked"},
     },
 }
+
+
+async def _sleep_until(deadline: float) -> None:
+    """Sleep until loop time ``deadline`` (not at all when it has passed)."""
+    delay = deadline - asyncio.get_running_loop().time()
+    if delay > 0:
+        await asyncio.sleep(delay)
 
 
 def main() -> None:
