@@ -183,3 +183,27 @@ def test_http_client_framing_over_real_sockets() -> None:
 def test_credentials_inside_urls_are_redacted() -> None:
     assert redact("POST http://user:s3cret@gateway:8000/v1 failed") == "POST http://***@gateway:8000/v1 failed"
     assert redact("http://localhost:8000/v1") == "http://localhost:8000/v1"
+
+
+def test_mock_answers_hash_the_compact_json_of_the_request() -> None:
+    """The digest that picks a mock answer is sha256 of the request as compact UTF-8 JSON, whatever it holds."""
+    import hashlib
+
+    from playbench.models.mockbrain import request_digest
+
+    odd = ["plain", "quote \" and \\ backslash", "ünïcödé 東京 🎲", "\x00\x01\x1f\x7f", "\b\f\n\r\t", "\u2028\u2029",
+           "</script>", ""]
+    for text in odd:
+        contents = [("system", "manual"), ("user", text), ("assistant", text[::-1])]
+        reference = json.dumps(["m", "s", [list(c) for c in contents]], ensure_ascii=False, separators=(",", ":"))
+        assert request_digest("m", contents, "s") == hashlib.sha256(reference.encode()).digest(), repr(text)
+    assert len(request_digest("m", [("user", "lone \ud800 surrogate")])) == 32  # answered, not a crash
+
+
+def test_mock_action_lists_are_read_from_their_own_lines_only() -> None:
+    from playbench.models.mockbrain import described_actions
+
+    text = "Intro: not an action\nnoop: do nothing,\nmove: move somewhere.\n  3. third\n"
+    assert described_actions(text) == ["noop", "move"]
+    assert numbered_actions("x\n1. a\n  2. b\n10. c\nend") == ["a", "b"]
+    assert numbered_actions("1. a\nnote\n1. b\n2. c") == ["b", "c"]

@@ -12,6 +12,8 @@ import json
 import re
 from collections.abc import Sequence
 
+import orjson
+
 _NUMBERED = re.compile(r"^\s*(\d+)\.\s+(.*\S)\s*$")
 NO_ACTION = "I am not sure what to do here."
 
@@ -21,7 +23,8 @@ def numbered_actions(text: str) -> list[str]:
     found: list[str] = []
     current: list[str] = []
     for line in text.splitlines():
-        match = _NUMBERED.match(line)
+        # only a line starting with a digit (after blanks) can match: the regex is skipped for the others
+        match = _NUMBERED.match(line) if line.lstrip()[:1].isdigit() else None
         if match and int(match.group(1)) == len(current) + 1:
             current.append(match.group(2))
         elif match and int(match.group(1)) == 1:
@@ -44,7 +47,8 @@ def described_actions(text: str) -> list[str]:
     found: list[str] = []
     current: list[str] = []
     for line in [*text.splitlines(), ""]:
-        match = _DESCRIBED.match(line)
+        # only ``…: ….`` or ``…: …,`` lines can match: the regex is skipped for the others
+        match = _DESCRIBED.match(line) if line.endswith((",", ".")) and ": " in line else None
         if match:
             current.append(match.group(1))
             if line.endswith("."):
@@ -63,8 +67,11 @@ def _name(item: str) -> str:
 
 def request_digest(name: str, contents: Sequence[tuple[str, str]], salt: str = "") -> bytes:
     """A hash of the model name, salt and (role, content) pairs."""
-    blob = json.dumps([name, salt, list(contents)], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).digest()
+    try:  # orjson writes the same compact UTF-8 JSON as the standard encoder below, several times faster
+        blob = orjson.dumps([name, salt, list(contents)])
+    except TypeError:  # a lone surrogate: the standard encoder escapes it
+        blob = json.dumps([name, salt, list(contents)], separators=(",", ":")).encode()
+    return hashlib.sha256(blob).digest()
 
 
 def answer(name: str, contents: Sequence[tuple[str, str]], salt: str = "", invalid_rate: float = 0.0) -> str:
