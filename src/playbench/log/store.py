@@ -278,12 +278,15 @@ class RunStore(RunLog):
                 shard.sync()
             try:
                 if self._episodes_file is None:
-                    self._episodes_file = open(self.path / EPISODES, "ab")  # noqa: SIM115
-                start = self._episodes_file.seek(0, os.SEEK_END)
+                    # unbuffered: after a failed write nothing is left in a buffer for close() to append
+                    self._episodes_file = open(self.path / EPISODES, "ab", buffering=0)  # noqa: SIM115
+                fd = self._episodes_file.fileno()
+                start = os.lseek(fd, 0, os.SEEK_END)
                 try:
-                    self._episodes_file.write(lines)
-                    self._episodes_file.flush()
-                    os.fsync(self._episodes_file.fileno())
+                    written = 0
+                    while written < len(lines):  # a short write (a signal, a nearly full disk)
+                        written += os.write(fd, lines[written:])
+                    os.fsync(fd)
                 except OSError:
                     with contextlib.suppress(OSError):
                         os.truncate(self.path / EPISODES, start)
