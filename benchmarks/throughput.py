@@ -12,7 +12,7 @@ interleaved, ``--repeat`` times each:
 * ``command``: ``playbench eval …`` as a user types it, in a new process, timed from start to exit (start-up,
   imports and writing the run included); CPU of that process per request.
 * ``floor``: a bare aiohttp client posting a request of the same size as fast as the server answers, with as
-  many in flight: the least CPU per request Python and aiohttp need here.
+  many in flight, on the runner's event loop: the least CPU per request Python and aiohttp need here.
 
 The fake server's own CPU per request is printed too (it shares the machine's cores with the client).
 Goals: client CPU <= 0.2 ms per request at every setting; ratio >= 0.97 at 64, >= 0.95 at 256, >= 0.9 at
@@ -34,6 +34,7 @@ from pathlib import Path
 from common import machine_note, spread
 
 import playbench
+from playbench.runner.loop import run as run_loop
 
 TASK = "smartplay/hanoi-3"
 STEPS = 30  # a naive agent never solves Hanoi-3 against the fake server: every episode runs 30 steps
@@ -102,7 +103,7 @@ def floor(port: int, n: int, requests: int, body_size: int) -> tuple[float, floa
             await asyncio.gather(*(worker() for _ in range(n)))
 
     cpu0, start = time.process_time(), time.perf_counter()
-    asyncio.run(main())
+    run_loop(main())  # the same event loop as the runner's (uvloop where installed)
     return time.perf_counter() - start, time.process_time() - cpu0, requests
 
 
