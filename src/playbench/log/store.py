@@ -38,7 +38,6 @@ from playbench.log.paths import EPISODES, RUN_JSON, frame_path, shard_path
 from playbench.log.read import RunLog
 from playbench.log.shard import EpisodeSteps, ShardFile, repair
 
-
 #: Shortest time between two group commits (seconds). Episodes that end in between wait for the next
 #: one: a crash loses at most this much of finished work, which ``--resume`` plays again.
 COMMIT_INTERVAL = 0.02
