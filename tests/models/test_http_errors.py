@@ -121,3 +121,37 @@ def test_proxy_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
     assert asyncio.run(go()).content == b"{}"
     assert seen and seen[0].startswith(b"POST http://upstream.invalid/v1/chat/completions HTTP/1.1\r\n")
+
+
+def test_at_most_max_connections_at_a_time() -> None:
+    connections: list[int] = []
+    busy = [0, 0]  # now, most
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(1)
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length"))
+                await reader.readexactly(length)
+                busy[0] += 1
+                busy[1] = max(busy)
+                await asyncio.sleep(0.05)
+                busy[0] -= 1
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
+
+    async def go() -> list[int]:
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        client = HttpClient(timeout=5, max_connections=2)
+        url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/x"
+        answers = await asyncio.gather(*(client.post(url, {}, {"n": i}) for i in range(8)))
+        await client.aclose()
+        server.close()
+        return [a.status_code for a in answers]
+
+    assert asyncio.run(go()) == [200] * 8
+    assert len(connections) == 2 and busy[1] == 2
