@@ -8,7 +8,7 @@ client, with a pool of as many connections as requests in flight:
 * ``floor``: a bare keep-alive HTTP/1.1 client on asyncio streams written here (no timeouts, no error
   handling, a list of idle connections as the pool): the least CPU per request Python needs here;
 * ``playbench``: :class:`playbench.models.http.HttpClient`, the transport every provider uses (what the
-  OpenAI-compatible path pays for HTTP);
+  OpenAI-compatible path pays for HTTP: aiohttp, its error mapping and its turn-taking);
 * ``aiohttp`` (configured as ``HttpClient`` configures it), on uvloop and on the standard asyncio loop;
 * ``httpx`` (``AsyncClient``), ``aiosonic``, ``niquests`` (``AsyncSession``): pure-Python clients;
 * ``pyreqwest`` and ``rnet`` (Rust: reqwest/hyper on a Tokio runtime), ``curl_cffi`` (libcurl): native clients.
@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import gc
 import importlib.util
+import statistics
 import subprocess
 import sys
 import time
@@ -271,8 +272,11 @@ async def drive(make: Callable[[str, int], Awaitable[tuple[Post, Close]]], url: 
     return wall, cpu, done
 
 
-def sample(name: str, url: str, n: int, requests: int) -> tuple[float, float, int]:
-    """One timed sample of client ``name`` on its event loop, with the runner's collector settings."""
+def sample(name: str, url: str, n: int, requests: int) -> tuple[float, float, int] | str:
+    """One timed sample of client ``name`` on its event loop, with the runner's collector settings.
+
+    A sample that fails gives the error's text instead: it is printed, never averaged in.
+    """
     _, loop, make = CLIENTS[name]
     previous = gc.get_threshold()
     gc.collect()
@@ -284,6 +288,8 @@ def sample(name: str, url: str, n: int, requests: int) -> tuple[float, float, in
 
             return uvloop.run(drive(make, url, n, requests))
         return asyncio.run(drive(make, url, n, requests))
+    except Exception as exc:  # noqa: BLE001  (reported beside the figures)
+        return f"{type(exc).__name__}: {exc}"[:200]
     finally:
         gc.set_threshold(*previous)
         gc.unfreeze()
@@ -326,17 +332,23 @@ def main() -> None:
             variants: dict[str, Callable[[], Any]] = {
                 name: (lambda name=name, n=n, requests=requests: sample(name, url, n, requests)) for name in names}
             results = interleaved(variants, args.repeat)
-            floor_cpu = results["floor"].results if "floor" in results else None
+            good = {name: [r for r in s.results if not isinstance(r, str)] for name, s in results.items()}
+            floor_cpu = good.get("floor")
             for name, samples in results.items():
-                cpu_ms = [c / r for _, c, r in samples.results]
-                wall_ms = [w / r for w, _, r in samples.results]
+                failed = [r for r in samples.results if isinstance(r, str)]
+                note = f"; {len(failed)} of {args.repeat} samples FAILED: {failed[0]}" if failed else ""
+                if not good[name]:
+                    print(f"{n:>4} in flight, {name:<15}: no figure{note}", flush=True)
+                    continue
+                cpu_ms = [c / r for _, c, r in good[name]]
+                wall_ms = [w / r for w, _, r in good[name]]
                 versus = ""
                 if floor_cpu:
-                    floor_ms = sorted(c / r for _, c, r in floor_cpu)[len(floor_cpu) // 2]
-                    versus = f" = {sorted(cpu_ms)[len(cpu_ms) // 2] / floor_ms:.1f}x floor"
-                print(f"{n:>4} in flight, {name:<15} ({samples.results[0][2]} requests): CPU "
+                    floor_ms = statistics.median(c / r for _, c, r in floor_cpu)
+                    versus = f" = {statistics.median(cpu_ms) / floor_ms:.1f}x floor"
+                print(f"{n:>4} in flight, {name:<15} ({requests} requests): CPU "
                       f"{spread(cpu_ms, 1e3)} ms/request (goal <= {GOAL_CPU_MS}){versus}; wall "
-                      f"{spread(wall_ms, 1e3)} ms/request", flush=True)
+                      f"{spread(wall_ms, 1e3)} ms/request{note}", flush=True)
     finally:
         server.terminate()
         server.wait()
