@@ -24,3 +24,15 @@ def test_help_imports_no_command_and_no_gymnasium() -> None:
     assert done.returncode == 0, done.stderr
     assert "eval      Run TASKS" in done.stdout or "eval     Run TASKS" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_list_imports_no_engine_numpy_or_gymnasium() -> None:
+    """Listing tasks reads the suites' task tables and parameter models only: no game module is imported."""
+    code = ("import sys, runpy\nsys.argv = ['playbench', 'list']\n"
+            "try:\n    runpy.run_module('playbench.cli.main', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "print([m for m in sys.modules if m.startswith(('gymnasium', 'numpy', 'aiohttp', 'crafter', 'nle',"
+            " 'textworld', 'minigrid')) or m.endswith('.game')])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "smartplay/hanoi-3" in done.stdout and "balrog/nle/nethackchallenge" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "[]"
