@@ -16,23 +16,26 @@ def test_the_summaries_are_each_commands_own_first_paragraph() -> None:
         assert summary == inspect.cleandoc(command.help or "").split("\n\n")[0].replace("\n", " "), name
 
 
-def test_help_imports_no_command_and_no_gymnasium() -> None:
-    code = ("import sys, runpy\nsys.argv = ['playbench', '--help']\n"
+def _imports_of(args: list[str], wanted: str) -> tuple[str, str]:
+    """(stdout, last line) of ``playbench ARGS`` in a fresh interpreter whose last line lists the imported
+    modules for which the expression ``wanted`` (about ``m``) is true."""
+    code = (f"import sys, runpy\nsys.argv = ['playbench', *{args!r}]\n"
             "try:\n    runpy.run_module('playbench.cli.main', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "print([m for m in sys.modules if m.endswith('_cmd') or m.startswith(('gymnasium', 'numpy', 'pydantic'))])")
+            f"print([m for m in sys.modules if {wanted}])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "eval      Run TASKS" in done.stdout or "eval     Run TASKS" in done.stdout
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    return done.stdout, done.stdout.strip().splitlines()[-1]
+
+
+def test_help_imports_no_command_and_no_gymnasium() -> None:
+    out, imported = _imports_of(["--help"], "m.endswith('_cmd') or m.startswith(('gymnasium', 'numpy', 'pydantic'))")
+    assert "eval      Run TASKS" in out or "eval     Run TASKS" in out
+    assert imported == "[]"
 
 
 def test_list_imports_no_engine_numpy_or_gymnasium() -> None:
     """Listing tasks reads the suites' task tables and parameter models only: no game module is imported."""
-    code = ("import sys, runpy\nsys.argv = ['playbench', 'list']\n"
-            "try:\n    runpy.run_module('playbench.cli.main', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "print([m for m in sys.modules if m.startswith(('gymnasium', 'numpy', 'aiohttp', 'crafter', 'nle',"
-            " 'textworld', 'minigrid')) or m.endswith('.game')])")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert "smartplay/hanoi-3" in done.stdout and "balrog/nle/nethackchallenge" in done.stdout
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    out, imported = _imports_of(["list"], "m.startswith(('gymnasium', 'numpy', 'aiohttp', 'crafter', 'nle', "
+                                          "'textworld', 'minigrid')) or m.endswith('.game')")
+    assert "smartplay/hanoi-3" in out and "balrog/nle/nethackchallenge" in out
+    assert imported == "[]"
