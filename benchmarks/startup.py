@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import machine_note, spread
+from common import machine_note, spread, user_env
 
 GOALS = {"--help": 0.3, "list": 0.3, "eval hanoi-3 (1 episode, random)": 0.6}
 
@@ -51,10 +51,7 @@ def main() -> None:
     base = playbench_command()
     with tempfile.TemporaryDirectory() as tmp:
         logs = Path(tmp) / "runs"
-        # Bytecode is cached as on a user's machine (pip compiles it, and Python writes it on first import),
-        # here in a folder of its own, even where PYTHONDONTWRITEBYTECODE is set for the shell.
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "bytecode")
+        env = user_env(Path(tmp) / "bytecode")
         runs = iter(range(1_000_000))
         commands = {
             "--help": lambda: base + ["--help"],

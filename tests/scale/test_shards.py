@@ -2,6 +2,7 @@
 line each and writing nothing, shards of another config, an episode given twice and a missing one."""
 
 import json
+import shutil
 
 import pytest
 
@@ -94,3 +95,30 @@ def test_merge_refuses_an_existing_output_and_a_resume_may_not_change_the_shard(
     assert "already exists" in err
     res = run_cli("eval", "--resume", str(runs["s1"]), "--shard", "2/3")
     assert res.returncode == 2 and "--shard would change the results" in res.stderr
+
+
+def _with_versions(run, tmp_path, **changed):
+    """A copy of a shard whose run.json records other package versions (None: not installed there)."""
+    copy = tmp_path / run.name
+    shutil.copytree(run, copy)
+    meta = json.loads((copy / "run.json").read_text())
+    for name, version in changed.items():
+        if version is None:
+            meta["versions"].pop(name, None)
+        else:
+            meta["versions"][name] = version
+    (copy / "run.json").write_text(json.dumps(meta))
+    return copy
+
+
+def test_merge_compares_only_the_versions_that_decide_results(runs, tmp_path):
+    # shards from two machines: another Python patch release and an httpx (older runs recorded it) are fine
+    other = _with_versions(runs["s2"], tmp_path / "a", python="3.11.99", httpx="0.1")
+    res = run_cli("merge", str(runs["s1"]), str(other), str(runs["s3"]), "--output", str(tmp_path / "ok"))
+    assert res.returncode == 0, res.stderr
+    # another numpy (or one missing) could change what a game does: refused, naming the package
+    for version in ("0.0.1", None):
+        other = _with_versions(runs["s2"], tmp_path / f"b{version}", numpy=version)
+        err = _refused([runs["s1"], other, runs["s3"]], tmp_path / f"m{version}")
+        assert "numpy" in err and "same versions" in err
+    assert "httpx" not in json.loads((runs["s1"] / "run.json").read_text())["versions"]

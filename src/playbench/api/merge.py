@@ -11,14 +11,13 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
+from playbench.api.versions import NOT_DECIDING
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord
 from playbench.log.durable import StoreWriteError
 from playbench.log.read import RunLog, read_run
 from playbench.log.store import RunStore
 
-#: recorded versions a merge does not compare (a patch release of Python decides no record)
-_IGNORED_VERSIONS = {"python"}
 #: episodes named in a "missing" message before "and N more"
 _SHOWN = 3
 
@@ -41,7 +40,7 @@ def check_shards(paths: Iterable[str | Path]) -> tuple[list[RunLog], dict[tuple[
         if log.meta.config_hash != first.meta.config_hash:
             raise PlaybenchError(f"{log.path} has config hash {log.meta.config_hash} but {first.path} has "
                                  f"{first.meta.config_hash}: shards of one run share their config")
-        for name in sorted((log.meta.versions.keys() | first.meta.versions.keys()) - _IGNORED_VERSIONS):
+        for name in sorted((log.meta.versions.keys() | first.meta.versions.keys()) - NOT_DECIDING):
             if log.meta.versions.get(name) != first.meta.versions.get(name):
                 raise PlaybenchError(f"{log.path} ran with {name} {log.meta.versions.get(name)} but {first.path} "
                                      f"with {first.meta.versions.get(name)}: shards must run the same versions")

@@ -4,7 +4,10 @@ import importlib.metadata
 import platform
 
 _PACKAGES = ("playbench", "gymnasium", "numpy", "pydantic", "crafter", "minigrid", "textworld", "nle", "balrog-nle",
-             "minihack", "httpx", "bpe-openai")
+             "minihack", "bpe-openai")
+#: recorded versions that decide no record, so shards may differ in them: a patch release of Python, and
+#: httpx (the HTTP client before aiohttp, recorded by older runs)
+NOT_DECIDING = frozenset({"python", "httpx"})
 
 
 def versions() -> dict[str, str]:
