@@ -10,6 +10,7 @@ import statistics
 import time
 
 import numpy as np
+from common import machine_note, spread
 
 from playbench.stats import summarize
 
@@ -38,12 +39,11 @@ def main() -> None:
                 w, c = once(values, prop)
                 walls.setdefault((kind, n), []).append(w)
                 cpus.setdefault((kind, n), []).append(c)
-    print(f"{'interval':10} {'n':>6}  wall ms min/median/max     cpu ms median   goal ms")
+    print(machine_note())
     for (kind, n), ws in walls.items():
-        ms = [1000 * x for x in ws]
         goal = GOALS_MS[n] if kind == "bootstrap" else 5
-        print(f"{kind:10} {n:>6}  {min(ms):7.1f} {statistics.median(ms):7.1f} {max(ms):7.1f}   "
-              f"{1000 * statistics.median(cpus[(kind, n)]):8.1f}   {goal:>7}")
+        print(f"{kind:10} {n:>6} values: wall {spread(ws, 1e3, 1)} ms, CPU {spread(cpus[(kind, n)], 1e3, 1)} ms "
+              f"(goal <= {goal} ms)")
     per_task = statistics.median(walls[("bootstrap", 10)]) + statistics.median(walls[("wilson", 10)])
     print(f"83 tasks × 10 episodes (score by bootstrap, completion by Wilson): about {83 * per_task:.2f} s "
           f"(goal 1 s)")

@@ -9,14 +9,17 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from helpers import PLAYBENCH
 from playbench.agents.reference import ReferenceAgent
 from playbench.core.errors import PlaybenchError
 from playbench.core.registry import get_task
@@ -253,3 +256,53 @@ def test_legacy_game_is_the_one_old_runs_played(tmp_path):
     """The legacy coin-collector game 1 is byte-identical to the one playbench made before (sha256 recorded then)."""
     entry = ensure([game_set("coin_collector", 1, "legacy", 10).games[0].spec], tmp_path, show_progress=False)[0]
     assert entry["sha256"] == "ad2e75e343f81d67edb277eb59e35a36ec8e1cc3cdbf2f622bc2133ac8115214"
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    """Pids of live processes whose command line contains ``text``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and text in (proc / "cmdline").read_bytes().decode(errors="replace"):
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_ctrl_c_while_a_game_is_made_exits_at_once_and_leaves_nothing_behind(tmp_path):
+    """A run stopped while its games are made exits in seconds: each child making one is killed, no
+    half-made game reaches the cache, and the next run makes the game whole."""
+    cache = tmp_path / "tw"
+    env = {**os.environ, "PLAYBENCH_TEXTWORLD_DIR": str(cache)}
+    # the full-size treasure hunter takes minutes to make: without abandoning it, the run would wait for it
+    args = ["eval", "balrog/textworld/treasure_hunter", "--agent", "random", "--episodes", "2",
+            "--log-dir", str(tmp_path / "runs")]
+    proc = subprocess.Popen([*PLAYBENCH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stderr is not None
+        seen = ""
+        while "making" not in seen:
+            line = proc.stderr.readline()
+            assert line, f"the run ended before making a game: {seen}"
+            seen += line
+        deadline = time.monotonic() + 60
+        while not _processes_mentioning(str(cache)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _processes_mentioning(str(cache)), "no child process is making the game"
+        time.sleep(1)  # well inside the making (TextWorld generating, or Inform compiling)
+        stopped = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        took = time.monotonic() - stopped
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert took < 15, f"the run took {took:.0f} s to stop"
+    assert "playbench eval --resume" in seen + err
+    time.sleep(0.5)
+    assert _processes_mentioning(str(cache)) == []  # the children and Inform's compilers are gone
+    made = [p for p in cache.rglob("*") if p.is_dir() and p.parent.name == "treasure_hunter"]
+    assert made == []  # neither the temporary directory nor a half-made game is left

@@ -14,9 +14,12 @@ directory (``platformdirs``) ``playbench/textworld``.
 Pre-make BALROG's games from the shell: ``python -m playbench.suites.balrog.textworld.cache TASK [N]``.
 """
 
+import contextlib
 import json
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -33,6 +36,8 @@ ENTRY = "entry.json"
 _lock = threading.Lock()
 _pending: dict[Path, "Future[dict[str, Any]]"] = {}
 _pool: ThreadPoolExecutor | None = None
+_making: dict[Path, "subprocess.Popen[str]"] = {}  # the child process making each game, while it runs
+_abandoned: set[Path] = set()  # games being made that nobody waits for any more
 
 
 def textworld_version() -> str:
@@ -76,7 +81,7 @@ def _make(spec: GameSpec, root: Path | None) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=".tmp-"))
     try:
         started = time.perf_counter()
-        entry = generate(spec, tmp)
+        entry = generate(spec, tmp, lambda proc: _started(final, proc))
         entry["made_in_s"] = round(time.perf_counter() - started, 1)  # volatile: not part of the game
         (tmp / ENTRY).write_text(json.dumps(entry, indent=2, sort_keys=True))
         for _ in range(3):
@@ -94,6 +99,9 @@ def _make(spec: GameSpec, root: Path | None) -> dict[str, Any]:
                 except OSError:
                     pass
     finally:
+        with _lock:
+            _making.pop(final, None)
+            _abandoned.discard(final)
         shutil.rmtree(tmp, ignore_errors=True)
     made = read_entry(final)
     if made is None:
@@ -115,6 +123,37 @@ def _submit(spec: GameSpec, root: Path | None) -> "Future[dict[str, Any]]":
             _pending[path] = future
             future.add_done_callback(lambda _f: _forget(path))
     return future
+
+
+def _started(path: Path, proc: "subprocess.Popen[str]") -> None:
+    with _lock:
+        _making[path] = proc
+        if path in _abandoned:  # abandoned before its child started
+            _kill(proc)
+
+
+def _kill(proc: "subprocess.Popen[str]") -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)  # the child leads its own group: Inform's compilers go too
+
+
+def abandon(specs: list[GameSpec], root: Path | None = None) -> None:
+    """Stop making these games: one still queued never starts, one being made is killed.
+
+    For a run that stops while its episodes wait for games: otherwise the process could only exit once
+    they are made, which takes minutes for the largest. Nothing half-made reaches the cache (a game is
+    made in a temporary directory that is removed), so the next run makes it again.
+    """
+    with _lock:
+        for spec in specs:
+            path = game_dir(spec, root)
+            future = _pending.get(path)
+            if future is None or future.done() or future.cancel():
+                continue
+            _abandoned.add(path)
+            proc = _making.get(path)
+            if proc is not None:
+                _kill(proc)
 
 
 def _forget(path: Path) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 from playbench.suites.balrog import facts
 from playbench.suites.balrog.game import BalrogGame, Frame
 from playbench.suites.balrog.protocol import textworld_prompt
-from playbench.suites.balrog.textworld.cache import ensure, textworld_version
+from playbench.suites.balrog.textworld.cache import abandon, ensure, textworld_version
 from playbench.suites.balrog.textworld.generate import sha256_file
 from playbench.suites.balrog.textworld.sets import GameRef, GameSet
 
@@ -86,8 +86,16 @@ class TextWorldGame(BalrogGame):
         self._admissible = False
 
     async def prepare(self) -> None:
-        """Make this episode's game file off the event loop (the runner awaits this before ``reset``)."""
-        await asyncio.to_thread(self._load_entry)
+        """Make this episode's game file off the event loop (the runner awaits this before ``reset``).
+
+        Cancelled (the run stops), the game is abandoned, so the process can exit without making it.
+        """
+        try:
+            await asyncio.to_thread(self._load_entry)
+        except asyncio.CancelledError:
+            if self.ref.spec is not None:
+                abandon([self.ref.spec], self.root)
+            raise
 
     def _load_entry(self) -> None:
         if self._entry:

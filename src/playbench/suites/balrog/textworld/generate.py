@@ -19,6 +19,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -157,14 +158,23 @@ def generate_here(spec: GameSpec, out_dir: Path) -> dict[str, Any]:
     }
 
 
-def generate(spec: GameSpec, out_dir: Path) -> dict[str, Any]:
-    """Make the game into ``out_dir`` in a child process with a fixed hash seed; return its entry."""
+def generate(spec: GameSpec, out_dir: Path,
+             started: "Callable[[subprocess.Popen[str]], None] | None" = None) -> dict[str, Any]:
+    """Make the game into ``out_dir`` in a child process with a fixed hash seed; return its entry.
+
+    The child leads a process group of its own (Inform's compilers run under it), so that a caller
+    told of it through ``started`` can stop the whole group (see ``cache.abandon``).
+    """
     env = dict(os.environ, PYTHONHASHSEED=HASH_SEED)
     cmd = [sys.executable, "-m", "playbench.suites.balrog.textworld.generate", spec.to_json(), str(out_dir)]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    with subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        if started is not None:
+            started(proc)
+        out, err = proc.communicate()
     if proc.returncode != 0:
-        raise RuntimeError(f"TextWorld could not make {spec.task} game {spec.stem}:\n{proc.stderr[-2000:]}")
-    entry: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+        raise RuntimeError(f"TextWorld could not make {spec.task} game {spec.stem}:\n{err[-2000:]}")
+    entry: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return entry
 
 
