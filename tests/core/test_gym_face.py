@@ -18,10 +18,6 @@ from playbench.suites.balrog.protocol import invalid_action_feedback
 ALL = [t.id for t in list_tasks()]
 # TextWorld generates its games on first use into its cache (kept for later runs): one game per task.
 KWARGS = {tid: {"games": 1} for tid in ALL if tid.startswith("balrog/textworld/")}
-# A full-size treasure hunter game takes many minutes to generate on a cold cache (one is played by
-# tests/balrog/test_balrog_textworld.py); its game class is the one checked here on the other two tasks.
-SLOW = {"balrog/textworld/treasure_hunter": "generating a full-size treasure hunter game takes minutes"}
-CHECKED = [pytest.param(t, marks=pytest.mark.skip(reason=SLOW[t])) if t in SLOW else t for t in ALL]
 ILLEGAL = "\\not an action\n"
 
 
@@ -60,7 +56,7 @@ def test_make_with_module_prefix_needs_no_other_call():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task_id", CHECKED)
+@pytest.mark.parametrize("task_id", ALL)
 def test_check_env(task_id):
     env = make(task_id)
     try:
@@ -92,7 +88,7 @@ def _play(env: gymnasium.Env, seed: int, steps: int) -> list:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task_id", CHECKED)
+@pytest.mark.parametrize("task_id", ALL)
 def test_the_seed_is_the_only_randomness(task_id):
     a, b = make(task_id), make(task_id)
     try:
@@ -109,7 +105,7 @@ def test_the_seed_is_the_only_randomness(task_id):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task_id", CHECKED)
+@pytest.mark.parametrize("task_id", ALL)
 def test_an_illegal_action_plays_the_default_action(task_id):
     a, b = make(task_id), make(task_id)
     try:
