@@ -306,3 +306,27 @@ def test_ctrl_c_while_a_game_is_made_exits_at_once_and_leaves_nothing_behind(tmp
     assert _processes_mentioning(str(cache)) == []  # the children and Inform's compilers are gone
     made = [p for p in cache.rglob("*") if p.is_dir() and p.parent.name == "treasure_hunter"]
     assert made == []  # neither the temporary directory nor a half-made game is left
+
+
+def test_ctrl_c_while_pre_making_games_exits_at_once(tmp_path):
+    """The shell's pre-make command: Ctrl-C reaches it alone (its children lead their own process groups),
+    and it stops them too."""
+    cache = tmp_path / "tw"
+    proc = subprocess.Popen([sys.executable, "-m", "playbench.suites.balrog.textworld.cache", "treasure_hunter", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PLAYBENCH_TEXTWORLD_DIR": str(cache)})
+    try:
+        deadline = time.monotonic() + 60
+        while len(_processes_mentioning(str(cache))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(_processes_mentioning(str(cache))) >= 2, "the games are not being made"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and err.strip().splitlines()[-1] == "TextWorld: interrupted; the games made so far are kept"
+    time.sleep(0.5)
+    assert _processes_mentioning(str(cache)) == []
+    assert [p for p in cache.rglob("*") if p.is_dir() and p.parent.name == "treasure_hunter"] == []

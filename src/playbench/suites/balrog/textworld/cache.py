@@ -171,12 +171,16 @@ def ensure(specs: list[GameSpec], root: Path | None = None, show_progress: bool 
         if show_progress:
             _say(f"TextWorld: making {len(missing)} game(s) (one-time, cached in {where}) ...")
         futures = {_submit(spec, root): spec for spec in missing.values()}
-        for done, future in enumerate(as_completed(futures), 1):
-            spec = futures[future]
-            future.result()
-            if show_progress:
-                _say(f"TextWorld: made {spec.task} {spec.stem} ({done}/{len(futures)}, "
-                     f"{time.perf_counter() - start:.0f} s)")
+        try:
+            for done, future in enumerate(as_completed(futures), 1):
+                spec = futures[future]
+                future.result()
+                if show_progress:
+                    _say(f"TextWorld: made {spec.task} {spec.stem} ({done}/{len(futures)}, "
+                         f"{time.perf_counter() - start:.0f} s)")
+        except KeyboardInterrupt:  # Ctrl-C reaches this process only: its children lead groups of their own
+            abandon(list(missing.values()), root)
+            raise
         found = [e if e is not None else read_entry(game_dir(s, root)) for s, e in zip(specs, found, strict=True)]
     out = []
     for spec, entry in zip(specs, found, strict=True):
@@ -196,7 +200,12 @@ def main(argv: list[str] | None = None) -> None:
 
     args = sys.argv[1:] if argv is None else argv
     specs = balrog_specs(args[0])[: int(args[1]) if len(args) > 1 else None]
-    for entry in ensure(specs):
+    try:
+        entries = ensure(specs)
+    except KeyboardInterrupt:
+        _say("TextWorld: interrupted; the games made so far are kept")
+        raise SystemExit(130) from None
+    for entry in entries:
         print(entry["dir"], entry["sha256"])
 
 
