@@ -56,7 +56,9 @@ def test_play_prints_the_models_observation_text(tmp_path):
 
 
 @pytest.mark.parametrize(("task", "first"), [("smartplay/hanoi-3", "Move the top disk of rod A to the top of rod B"),
-                                             ("balrog/babyai/goto", "turn left")])
+                                             ("balrog/babyai/goto", "turn left"),
+                                             ("balrog/minihack/corridor-r3", "north"),
+                                             ("balrog/nle/nethackchallenge", "north")])
 def test_play_prints_the_observation_of_other_games(tmp_path, task, first):
     sent, _ = model_first_step(tmp_path, task=task)
     shown, _ = played_first_step(tmp_path, task=task, first=first)
