@@ -79,7 +79,12 @@ def slow_reference(tmp_path_factory):
 
 def test_worker_killed_mid_run_is_replayed_and_recorded_once(tmp_path, ray_cluster, slow_reference):
     log = tmp_path / "log"
-    stale = set(ray_cluster.worker_pids())  # workers of earlier runs still being shut down
+    # Workers of earlier runs are still being shut down (under load, one may only now be taking its actor's
+    # title): wait for them, so that the worker killed below is one of this run's.
+    deadline = time.monotonic() + 60
+    while ray_cluster.worker_pids() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    stale = set(ray_cluster.worker_pids())
     proc = subprocess.Popen([*PLAYBENCH, "eval", *SLOW, "--log-dir", str(log), "--executor", "ray",
                              "--ray-address", ray_cluster.address], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
