@@ -270,9 +270,24 @@ def _processes_mentioning(text: str) -> list[int]:
     return found
 
 
+def _wait_for_makers(cache: Path, count: int) -> None:
+    """Wait (at most 60 s) until ``count`` processes are making games into ``cache``."""
+    deadline = time.monotonic() + 60
+    while len(_processes_mentioning(str(cache))) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(_processes_mentioning(str(cache))) >= count, "the games are not being made"
+
+
+def _assert_nothing_left(cache: Path) -> None:
+    """No process is making a game any more, and no treasure-hunter directory (temporary or half-made) is left."""
+    time.sleep(0.5)
+    assert _processes_mentioning(str(cache)) == []  # the children and Inform's compilers are gone
+    assert [p for p in cache.rglob("*") if p.is_dir() and p.parent.name == "treasure_hunter"] == []
+
+
 def test_ctrl_c_while_a_game_is_made_exits_at_once_and_leaves_nothing_behind(tmp_path):
-    """A run stopped while its games are made exits in seconds: each child making one is killed, no
-    half-made game reaches the cache, and the next run makes the game whole."""
+    """A run stopped while its games are made exits in seconds: each child making one is killed, and no
+    half-made game reaches the cache."""
     cache = tmp_path / "tw"
     env = {**os.environ, "PLAYBENCH_TEXTWORLD_DIR": str(cache)}
     # the full-size treasure hunter takes minutes to make: without abandoning it, the run would wait for it
@@ -286,10 +301,7 @@ def test_ctrl_c_while_a_game_is_made_exits_at_once_and_leaves_nothing_behind(tmp
             line = proc.stderr.readline()
             assert line, f"the run ended before making a game: {seen}"
             seen += line
-        deadline = time.monotonic() + 60
-        while not _processes_mentioning(str(cache)) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert _processes_mentioning(str(cache)), "no child process is making the game"
+        _wait_for_makers(cache, 1)
         time.sleep(1)  # well inside the making (TextWorld generating, or Inform compiling)
         stopped = time.monotonic()
         proc.send_signal(signal.SIGINT)
@@ -302,10 +314,7 @@ def test_ctrl_c_while_a_game_is_made_exits_at_once_and_leaves_nothing_behind(tmp
     assert proc.returncode == 130, err
     assert took < 15, f"the run took {took:.0f} s to stop"
     assert "playbench eval --resume" in seen + err
-    time.sleep(0.5)
-    assert _processes_mentioning(str(cache)) == []  # the children and Inform's compilers are gone
-    made = [p for p in cache.rglob("*") if p.is_dir() and p.parent.name == "treasure_hunter"]
-    assert made == []  # neither the temporary directory nor a half-made game is left
+    _assert_nothing_left(cache)
 
 
 def test_ctrl_c_while_pre_making_games_exits_at_once(tmp_path):
@@ -316,10 +325,7 @@ def test_ctrl_c_while_pre_making_games_exits_at_once(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PLAYBENCH_TEXTWORLD_DIR": str(cache)})
     try:
-        deadline = time.monotonic() + 60
-        while len(_processes_mentioning(str(cache))) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert len(_processes_mentioning(str(cache))) >= 2, "the games are not being made"
+        _wait_for_makers(cache, 2)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=15)
     finally:
@@ -327,6 +333,4 @@ def test_ctrl_c_while_pre_making_games_exits_at_once(tmp_path):
             proc.kill()
             proc.wait()
     assert proc.returncode == 130 and err.strip().splitlines()[-1] == "TextWorld: interrupted; the games made so far are kept"
-    time.sleep(0.5)
-    assert _processes_mentioning(str(cache)) == []
-    assert [p for p in cache.rglob("*") if p.is_dir() and p.parent.name == "treasure_hunter"] == []
+    _assert_nothing_left(cache)
