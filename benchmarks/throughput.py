@@ -1,16 +1,17 @@
 """Throughput and client CPU against a loopback OpenAI-compatible server with a fixed latency.
 
 Starts ``python -m playbench.models.fakeserver`` in its own process (200 ms per answer by default) and,
-for each number of episodes in flight (1, 64, 256, 1024 by default), plays that many ``smartplay/hanoi-3``
-episodes with the ``naive`` agent (one request per step, ``--max-connections`` equal to the episodes in
-flight). The ratio is achieved requests/s over the ideal (in flight / latency). Three variants run
+for each number of episodes in flight (1, 64, 256, 1024 by default), plays ``--rounds`` times that many
+``smartplay/hanoi-3`` episodes with the ``naive`` agent (one request per step, ``--max-connections`` equal to
+the episodes in flight; each round is 30 steps, 6 s at 200 ms). The ratio is achieved requests/s over the ideal (in flight / latency). Three variants run
 interleaved, ``--repeat`` times each:
 
 * ``run``: ``playbench.eval`` in this process, timed over the playing alone (``EvalResult.elapsed_s``);
   its CPU per request (this process) is the client's cost: parse, build the request, send, receive,
   parse the answer, record.
 * ``command``: ``playbench eval …`` as a user types it, in a new process, timed from start to exit (start-up,
-  imports and writing the run included); CPU of that process per request. Bytecode is cached, as on a
+  imports and writing the run included); CPU of that process per request. Its fixed cost (the command's
+  median wall time less the run's) is printed too: the longer the run, the less it weighs. Bytecode is cached, as on a
   user's machine after the first run (see ``common.user_env``).
 * ``floor``: a bare aiohttp client posting a request of the same size as fast as the server answers, with as
   many in flight, on the runner's event loop: the least CPU per request Python and aiohttp need here.
@@ -19,13 +20,14 @@ The fake server's own CPU per request is printed too (it shares the machine's co
 Goals: client CPU <= 0.2 ms per request at every setting; ratio >= 0.97 at 64, >= 0.95 at 256, >= 0.9 at
 1,024 in flight (median of 5), for the run and for the command.
 
-    .venv/bin/python benchmarks/throughput.py [--latency 0.2] [--in-flight 1 64 256 1024] [--repeat 5]
+    .venv/bin/python benchmarks/throughput.py [--latency 0.2] [--in-flight 1 64 256 1024] [--repeat 5] [--rounds 1]
 """
 
 import argparse
 import asyncio
 import gc
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -114,6 +116,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--in-flight", type=int, nargs="+", default=[1, 64, 256, 1024])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=1, help="episodes per slot in flight (each 30 steps)")
     parser.add_argument("--body", type=int, default=2500, help="bytes of the floor's request (a Hanoi prompt's size)")
     args = parser.parse_args()
     print(machine_note())
@@ -124,7 +127,7 @@ def main() -> None:
             run(port, 2, 2, root / "warm-up")  # untimed: lazy imports of the suite and the client
             command(port, 2, 2, root / "warm-up-command")  # untimed: writes the command's bytecode cache
             for n in args.in_flight:
-                episodes = 4 if n == 1 else n  # one in flight: a few episodes one after the other
+                episodes = (4 if n == 1 else n) * args.rounds  # one in flight: a few episodes one after the other
                 variants = {
                     "run": lambda n=n, e=episodes: run(port, e, n, root / f"run-{n}"),
                     "command": lambda n=n, e=episodes: command(port, e, n, root / f"cmd-{n}"),
@@ -147,6 +150,11 @@ def main() -> None:
                           f"CPU {spread(cpu_ms, 1e3)} ms/request"
                           f"{f' (goal <= {GOAL_CPU_MS})' if name == 'run' else ''}; server CPU {spread(server_ms, 1e3)} ms/request",
                           flush=True)
+                fixed = statistics.median(w for w, *_ in samples["command"]) - statistics.median(
+                    w for w, *_ in samples["run"])
+                ideal_s = samples["run"][0][2] * args.latency / n
+                print(f"{n:>5} in flight: the command's fixed cost (start-up, connections, closing the run) is "
+                      f"{fixed:.2f} s of a {ideal_s:.0f} s ideal", flush=True)
     finally:
         server.terminate()
         server.wait()
