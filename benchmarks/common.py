@@ -56,6 +56,12 @@ def machine_note() -> str:
             f"{platform.python_version()}; figures are min / median / max over interleaved repetitions")
 
 
+def children_cpu_since(before: os.times_result) -> float:
+    """CPU seconds (user + system) of the child processes that ended since ``before = os.times()``."""
+    after = os.times()
+    return (after.children_user - before.children_user) + (after.children_system - before.children_system)
+
+
 def user_env(bytecode: Path) -> dict[str, str]:
     """This environment as a user's machine has it for a command typed in a new process.
 

@@ -23,7 +23,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from common import interleaved, machine_note, spread
+from common import children_cpu_since, interleaved, machine_note, spread
 
 import playbench
 from playbench.agents.base import Decision, EpisodeContext, Turn
@@ -44,8 +44,7 @@ def hanoi_run(episodes: int, root: Path) -> tuple[int, int, int, float]:
     done = subprocess.run([sys.executable, "-m", "playbench.cli.main", "eval", "smartplay/hanoi-3", "--agent", "random",
                            "--episodes", str(episodes), "--quiet", "--log-dir", str(log)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    after = os.times()
-    cpu = after.children_user - before.children_user + after.children_system - before.children_system
+    cpu = children_cpu_since(before)
     return (*folder_size(next(log.iterdir())), cpu)
 
 

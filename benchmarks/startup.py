@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import machine_note, spread, user_env
+from common import children_cpu_since, machine_note, spread, user_env
 
 GOALS = {"--help": 0.3, "list": 0.3, "eval hanoi-3 (1 episode, random)": 0.6}
 
@@ -36,10 +36,10 @@ def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     start = time.perf_counter()
     done = subprocess.run(args, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
-    after = os.times()
+    cpu = children_cpu_since(before)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed: {done.stderr.strip()[-500:]}")
-    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return wall, cpu
 
 
 def main() -> None:

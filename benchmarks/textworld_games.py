@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import machine_note, spread
+from common import children_cpu_since, machine_note, spread
 
 from playbench.suites.balrog.textworld.cache import ensure
 from playbench.suites.balrog.textworld.game import check_published
@@ -30,8 +30,7 @@ def check(task: str, first: int, root: Path) -> tuple[int, list[float], float]:
     refs = game_set(task, first, "balrog", first).games
     t0, before = time.perf_counter(), os.times()
     entries = ensure([ref.spec for ref in refs], root, show_progress=True)
-    after = os.times()
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    cpu = children_cpu_since(before)
     print(f"{task}: {len(refs)} games in {time.perf_counter() - t0:.0f} s wall, {cpu:.0f} s CPU")
     equal = 0
     for ref, entry in zip(refs, entries, strict=True):

@@ -2,17 +2,17 @@
 
 Starts ``python -m playbench.models.fakeserver`` in its own process (200 ms per answer by default) and,
 for each number of episodes in flight (1, 64, 256, 1024 by default), plays ``--rounds`` times that many
-``smartplay/hanoi-3`` episodes with the ``naive`` agent (one request per step, ``--max-connections`` equal to
-the episodes in flight; each round is 30 steps, 6 s at 200 ms). The ratio is achieved requests/s over the ideal (in flight / latency). Three variants run
-interleaved, ``--repeat`` times each:
+``smartplay/hanoi-3`` episodes with the ``naive`` agent (one request per step, ``--max-connections`` equal
+to the episodes in flight; a round is 30 steps, 6 s at 200 ms). The ratio is achieved requests/s over the
+ideal (in flight / latency). Three variants run interleaved, ``--repeat`` times each:
 
 * ``run``: ``playbench.eval`` in this process, timed over the playing alone (``EvalResult.elapsed_s``);
   its CPU per request (this process) is the client's cost: parse, build the request, send, receive,
   parse the answer, record.
 * ``command``: ``playbench eval …`` as a user types it, in a new process, timed from start to exit (start-up,
   imports and writing the run included); CPU of that process per request. Its fixed cost (the command's
-  median wall time less the run's) is printed too: the longer the run, the less it weighs. Bytecode is cached, as on a
-  user's machine after the first run (see ``common.user_env``).
+  median wall time less the run's) is printed too: the longer the run, the less it weighs. Bytecode is
+  cached, as on a user's machine after the first run (see ``common.user_env``).
 * ``floor``: a bare aiohttp client posting a request of the same size as fast as the server answers, with as
   many in flight, on the runner's event loop: the least CPU per request Python and aiohttp need here.
 
@@ -20,7 +20,8 @@ The fake server's own CPU per request is printed too (it shares the machine's co
 Goals: client CPU <= 0.2 ms per request at every setting; ratio >= 0.97 at 64, >= 0.95 at 256, >= 0.9 at
 1,024 in flight (median of 5), for the run and for the command.
 
-    .venv/bin/python benchmarks/throughput.py [--latency 0.2] [--in-flight 1 64 256 1024] [--repeat 5] [--rounds 1]
+    .venv/bin/python benchmarks/throughput.py [--latency 0.2] [--in-flight 1 64 256 1024] [--repeat 5]
+                                              [--rounds 1]
 """
 
 import argparse
@@ -34,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import machine_note, spread, user_env
+from common import children_cpu_since, machine_note, spread, user_env
 
 import playbench
 from playbench.runner.loop import run as run_loop
@@ -80,10 +81,9 @@ def command(port: int, episodes: int, n: int, log_dir: Path) -> tuple[float, flo
     env = {**user_env(log_dir.parent / "bytecode"), "OPENAI_API_KEY": ""}
     done = subprocess.run(args, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
-    after = os.times()
+    cpu = children_cpu_since(before)
     assert done.returncode == 0, done.stderr
-    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system), \
-        episodes * STEPS
+    return wall, cpu, episodes * STEPS
 
 
 def floor(port: int, n: int, requests: int, body_size: int) -> tuple[float, float, int]:
