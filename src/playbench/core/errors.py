@@ -6,9 +6,11 @@ class PlaybenchError(Exception):
 
 
 class InfraError(Exception):
-    """A failure outside the agent (dead model server, exhausted retries).
+    """A failure outside the agent and the game (dead model server, exhausted retries).
 
-    Episodes ending with it get status ``infra-error``: kept, reported, never scored.
+    Episodes ending with it get status ``infra-error``: kept, reported, never scored, and played again by
+    a plain ``--resume``. An ``OSError`` raised while a game is built, prepared, reset or stepped counts
+    the same (see :func:`environment_fault`).
     """
 
 
@@ -26,3 +28,20 @@ class GameError(Exception):
     Episodes ending with it get status ``game-error``: kept, reported, never scored, and not re-run by a
     plain ``--resume``.
     """
+
+
+def environment_fault(exc: BaseException) -> str | None:
+    """One line blaming the machine for ``exc`` when an ``OSError`` is behind it (None otherwise).
+
+    A cache that cannot be written, a full disk, a missing file or a refused permission is the
+    environment's fault, not the game's: the episode is an ``infra-error`` that a repaired machine can play
+    again. ``exc`` counts when it is an ``OSError`` or was raised from one (``raise ... from err``).
+    """
+    found: BaseException | None = exc
+    while found is not None and not isinstance(found, OSError):
+        found = found.__cause__
+    if not isinstance(found, OSError):
+        return None
+    what = found.strerror or str(found) or "failed"
+    where = f"cannot use {found.filename}: " if found.filename is not None else ""
+    return " ".join(f"environment: {where}{what} ({type(found).__name__})".split())

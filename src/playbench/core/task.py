@@ -111,7 +111,9 @@ class Task:
             self.check_inputs(params)
 
     def check_episodes(self, params: Params, episodes: int) -> None:
-        """Refuse more episodes than the task's data holds (PlaybenchError)."""
+        """Refuse fewer than one episode, or more than the task's data holds (PlaybenchError)."""
+        if episodes < 1:  # a group's preset or a task's own default (the caller's --episodes is checked first)
+            raise PlaybenchError(f"{self.id}: episodes={episodes}: a task runs at least 1 episode")
         limit = self.episode_limit(params) if self.episode_limit is not None else None
         if limit is not None and episodes > limit:
             raise PlaybenchError(f"--episodes {episodes}: {self.id} has {limit} episodes with these parameters")

@@ -10,11 +10,13 @@ whatever the concurrency, and one server's answers never stand in for another's.
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
+from playbench.core.errors import PlaybenchError
 from playbench.models.providers.base import split_credentials
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
@@ -45,6 +47,22 @@ class ResponseCache:
 
     def __init__(self, root: Path | None = None) -> None:
         self.root = Path(root) if root else default_cache_dir()
+        self.check_writable()
+
+    def check_writable(self) -> None:
+        """Refuse a cache folder that cannot be written (PlaybenchError), before any run or call; made if missing.
+
+        Tried for real, by creating and deleting a file: permission bits do not stop root, a read-only
+        mount does.
+        """
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(dir=self.root, prefix=".write-check-")
+            os.close(fd)
+            os.unlink(name)
+        except OSError as exc:
+            raise PlaybenchError(f"--cache: the answer cache {self.root} cannot be written ({exc.strerror or exc}); "
+                                 "make it writable or point PLAYBENCH_CACHE_DIR at a folder that is") from None
 
     def _file(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"

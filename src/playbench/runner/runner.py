@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from playbench.agents.base import Agent, EpisodeContext, Turn
-from playbench.core.errors import InfraError, StopRun
+from playbench.core.errors import InfraError, StopRun, environment_fault
 from playbench.core.ledger import CURRENT_EPISODE, EpisodeLedger
 from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.core.turns import take_turn
@@ -66,7 +66,8 @@ async def play_episode(
     """Play one episode to its end and return its record and steps.
 
     With ``record_step`` each step is handed to it as it is played (and the returned list is empty), so
-    an episode holds none of its past steps. Game and agent faults become the record's status; only
+    an episode holds none of its past steps. Game and agent faults become the record's status (an
+    ``OSError`` from the game is the environment's: ``infra-error``); only
     ``StopRun`` (a fault of the whole run), ``StoreWriteError`` and cancellation propagate.
     """
     started = time.perf_counter()
@@ -146,8 +147,12 @@ async def play_episode(
         raise
     except InfraError as exc:
         status, error = "infra-error", str(exc)
-    except Exception as exc:  # the game itself failed (built, reset or stepped): not the agent's fault
-        status, error = "game-error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+    except Exception as exc:  # the game failed (built, prepared, reset or stepped): not the agent's fault
+        blamed = environment_fault(exc)  # ... nor the game's when the machine refused (a read-only cache ...)
+        if blamed is not None:
+            status, error = "infra-error", blamed
+        else:
+            status, error = "game-error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
     finally:
         instance = _safe(game.instance) if game is not None else None
         progress = _number(_safe(lambda: game.progress)) if game is not None else None

@@ -50,10 +50,17 @@ def _textworld_set(row: BalrogTask, params: TextWorldParams) -> Any:
     return game_set(row.name, params.games, params.game_set, episodes_for("textworld", params.preset))
 
 
-def _check_folder(row: BalrogTask, params: TextWorldParams) -> None:
-    """A folder of games is listed (and its unplayable formats refused) before the run exists."""
-    if isinstance(params.games, str):
-        _textworld_set(row, params)
+def _check_games(row: BalrogTask, params: TextWorldParams) -> None:
+    """Check the games before the run exists.
+
+    A folder of games is listed (its unplayable formats refused); the cache where the other sets are made
+    must be writable, unless it already holds every game.
+    """
+    games = _textworld_set(row, params)
+    if games.name != "folder":
+        from playbench.suites.balrog.textworld.cache import check_cache
+
+        check_cache([ref.spec for ref in games.games if ref.spec is not None])
 
 
 def _textworld(row: BalrogTask) -> Task:
@@ -80,7 +87,7 @@ def _textworld(row: BalrogTask) -> Task:
         aliases=row.aliases,
         reference_agents=("random", "oracle"),
         tags=("balrog", "textworld"),
-        check_inputs=lambda params: _check_folder(row, params),
+        check_inputs=lambda params: _check_games(row, params),
         note=note,
         engine=TEXTWORLD,
         facts=row,

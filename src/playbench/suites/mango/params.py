@@ -26,7 +26,7 @@ class MangoParams(Params):
     prompt: Literal["release", "paper"] = "release"
     mode: Literal["fixed", "compat"] = "fixed"
     locations: int = 8  # procedural mazes: number of locations
-    episodes: int | None = None  # procedural mazes: default episode count (20)
+    episodes: int | None = Field(default=None, ge=1)  # procedural mazes: default episode count (20)
 
 
 class MinigameParams(Params):
@@ -42,5 +42,5 @@ class MinigameParams(Params):
     hint: bool = False  # add the "small local map info" sentence
     locations: int = 8
     budget: int = TOKEN_BUDGET  # walkthrough tokens kept (the latest steps)
-    max_step: int = 70  # only moves annotated in the map (the release's 70 steps)
-    episodes: int | None = None
+    max_step: int = Field(default=70, ge=1)  # only moves annotated in the map (the release's 70 steps)
+    episodes: int | None = Field(default=None, ge=1)

@@ -1,5 +1,7 @@
 """``-T`` parameters of the SmartPlay tasks (apart from the games: listing tasks loads no engine or numpy)."""
 
+from pydantic import Field
+
 from playbench.core.params import ExistingPath, Params
 
 
@@ -16,8 +18,8 @@ class SmartPlayParams(Params):
 
     compat: bool = False
     history: int | None = None
-    max_steps: int | None = None
-    episodes: int | None = None
+    max_steps: int | None = Field(default=None, ge=1)
+    episodes: int | None = Field(default=None, ge=1)
 
 
 class MessengerParams(SmartPlayParams):

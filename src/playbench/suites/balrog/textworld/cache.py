@@ -30,6 +30,7 @@ from typing import Any
 
 import platformdirs
 
+from playbench.core.errors import PlaybenchError
 from playbench.suites.balrog.textworld.generate import GameSpec, generate, sha256_file
 
 ENTRY = "entry.json"
@@ -104,9 +105,39 @@ def _make(spec: GameSpec, root: Path | None) -> dict[str, Any]:
             _abandoned.discard(final)
         shutil.rmtree(tmp, ignore_errors=True)
     made = read_entry(final)
-    if made is None:
-        raise RuntimeError(f"the TextWorld game directory {final} could not be written")
+    if made is None:  # the machine's fault (an infra-error), like any other OSError while making it
+        raise OSError(None, "the made game could not be moved into place", str(final))
     return made
+
+
+def check_writable(folder: Path) -> None:
+    """Make ``folder`` if missing and prove it writable by creating and deleting a file in it (OSError if not).
+
+    Permission bits do not say it: root writes through them, and a read-only mount refuses even root.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=folder, prefix=".write-check-")
+    os.close(fd)
+    os.unlink(name)
+
+
+def check_cache(specs: list[GameSpec], root: Path | None = None) -> None:
+    """Refuse, before a run exists, a cache where these games cannot be made (PlaybenchError, one line).
+
+    A cache that cannot be written but already holds every one of them is fine: made games are only read.
+    """
+    if not specs:
+        return
+    folder = game_dir(specs[0], root).parent
+    try:
+        check_writable(folder)
+        return
+    except OSError as exc:
+        problem = exc.strerror or str(exc)
+    if all(read_entry(game_dir(spec, root)) is not None for spec in specs):
+        return
+    raise PlaybenchError(f"the TextWorld game cache {folder} cannot be written ({problem}); make it writable "
+                         "or point PLAYBENCH_TEXTWORLD_DIR at a folder that is")
 
 
 def _submit(spec: GameSpec, root: Path | None) -> "Future[dict[str, Any]]":
