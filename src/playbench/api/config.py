@@ -1,6 +1,7 @@
 """Turning what a caller asks for (task ids, agent, model, ``key=value`` parameters) into a ``RunConfig``."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import PurePath
 from typing import Any
 
 from playbench.agents.registry import get_agent
@@ -41,8 +42,8 @@ def build_config(
     """
     if not tasks:
         raise PlaybenchError("give at least one task id (see 'playbench list')")
-    if episodes is not None and episodes < 1:
-        raise PlaybenchError("--episodes must be at least 1")
+    if episodes is not None and (isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1):
+        raise PlaybenchError(f"--episodes {episodes!r}: must be a whole number of at least 1")
     resolved = resolve_members(tasks)
     tvals = parse_key_values(task_args, "-T")
     agent_name = agent or ("naive" if model else "random")
@@ -77,3 +78,43 @@ def _task_spec(task: Task, preset: dict[str, Any], tvals: dict[str, str], episod
     count = episodes or preset.get("episodes") or task.episodes(params)
     task.check_episodes(params, count)
     return TaskSpec(id=task.id, params=params.model_dump(mode="json"), episodes=count)
+
+
+#: how the command line spells the library's options, for the lines of ``check_text``
+_FLAGS = {"task_params": "-T", "agent_params": "-A", "model_params": "-M", "tasks": "task id"}
+
+
+def check_text(options: Mapping[str, Any]) -> None:
+    """Refuse any text among ``options`` (``tasks`` included) that is not valid UTF-8: one line naming the option.
+
+    On Linux the command line hands undecodable bytes over as lone surrogates (U+DCFF for byte 0xFF); they would
+    break writing the run's files (a traceback, a half-made run folder), so they are refused before.
+    """
+    for name, value in options.items():
+        for text in _texts(value):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                flag = _FLAGS.get(name, f"--{name.replace('_', '-')}")
+                raise PlaybenchError(f"{flag} {_shown(text)}: not valid UTF-8") from None
+
+
+def _shown(text: str) -> str:
+    """``text`` with each lone surrogate written as the byte it stands for (a backslash, x and two hex digits)."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that no undecodable byte makes
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _texts(value: Any) -> Iterator[str]:
+    """The strings in an option's value (a text, a path, or a list or mapping of them)."""
+    if isinstance(value, str | PurePath):
+        yield str(value)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _texts(key)
+            yield from _texts(item)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            yield from _texts(item)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 from playbench.agents.base import Agent
-from playbench.api.config import KeyValues, build_config, key_value_items
+from playbench.api.config import KeyValues, build_config, check_text, key_value_items
 from playbench.api.progress import Bar, ProgressHook
 from playbench.api.result import EvalResult, RunInterrupted
 from playbench.api.settings import SETTING_DEFAULTS, check_settings, resumed_config
@@ -181,6 +181,7 @@ def _request(tasks: str | Iterable[str], opts: dict[str, Any]
         raise PlaybenchError(f"unknown option(s) {', '.join(unknown)}; valid: "
                              + ", ".join(EvalOptions.__annotations__))
     task_ids = (tasks,) if isinstance(tasks, str) else tuple(tasks)
+    check_text({"tasks": task_ids, **opts})  # undecodable bytes refused before anything is made
     # with resume, an option given is an option asked to change; what is left out keeps its recorded value
     given = {_RESUME_NAMES.get(name, name) for name in opts if name not in ("resume", "retry_errors", "progress")}
     if task_ids:
