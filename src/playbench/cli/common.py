@@ -2,8 +2,10 @@
 
 import os
 import re
+from pathlib import Path
 from typing import Any
 
+import click
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
@@ -16,6 +18,24 @@ console = Console()
 if not console.is_terminal and "COLUMNS" not in os.environ:  # pipes and CI logs: wide unless COLUMNS says
     console = Console(width=160)
 err_console = Console(stderr=True)
+
+
+class OutputError(click.ClickException):
+    """Writing a command's output failed (a read-only place, a full disk, no permission): one line, exit 1.
+
+    Refusals before anything is written (a folder that is not ours, a read-only run as the default place)
+    are PlaybenchError instead: exit 2.
+    """
+
+    exit_code = 1
+
+
+def writable_run(run: Path, default: Path) -> None:
+    """Refuse, in one line, to write ``default`` (a place inside ``run``) when the run cannot be written."""
+    if not os.access(run, os.W_OK):
+        raise PlaybenchError(f"{run} is read-only, so nothing can be written to {default}; give --output "
+                             "(-o) a place of your own")
+
 
 def open_runs(paths: tuple[str, ...]) -> list[RunLog]:
     """Open several run directories, failing with one clear line on the first bad one."""

@@ -9,17 +9,26 @@ Pages: ``index.html`` (every run's facts, per-task tables with error bars, suite
 with filters, sorting and search, and the episodes shared by several runs), ``episode.html#r=&t=&i=``
 (one episode's transcript with a step navigator) and ``compare.html#t=&i=`` (the same episode in every run,
 side by side). Records are untrusted data: the browser shows every record string with ``textContent``.
+
+The site's folder is the user's, or lies inside a run that may come from anyone: a site goes only into a new
+or empty folder, or one holding the marker file a site written before left there (``MARKER``), and nothing in
+it is followed through a symbolic link while it is cleared or rewritten.
 """
 
+import contextlib
 import html
 import io
 import os
+import secrets
 import shutil
+import stat
 from pathlib import Path
 from typing import Any
 
+from playbench.core.errors import PlaybenchError
 from playbench.core.records import STATUSES, EpisodeRecord
 from playbench.log import RunLog
+from playbench.log.durable import describe
 from playbench.report.build import build_report, episodes_text, errors_text, suite_module
 from playbench.report.inert import inert_text
 from playbench.report.viewer_data import (
@@ -39,6 +48,12 @@ ASSET_FILES = ("viewer.js", "transcript.js", "pictures.js", "viewer.css")
 LABEL_LIMIT = 300  # longest task id, model name or path shown in the overview tables
 PROBLEMS_SHOWN = 20  # error lines listed per run on the overview; the rest are counted
 PAGES = {"index": "playbench runs", "episode": "playbench episode", "compare": "playbench side by side"}
+MARKER = ".playbench-site"  # in every site folder: a later site may replace this folder's files
+MARKER_TEXT = "a site written by playbench view; playbench view may rewrite this folder\n"
+
+
+class SiteWriteError(Exception):
+    """Writing the site failed (a read-only place, a full disk, no permission); the message names the file."""
 
 
 def _label(value: object) -> str:
@@ -227,10 +242,7 @@ def _run_line(k: int, report: dict[str, Any], facts: dict[str, Any]) -> str:
 
 def _write_run(k: int, store: RunLog, records: list[EpisodeRecord], out: Path) -> list[str]:
     """Write one run's episode list and shards (``data/r<k>/``); returns the problems met, one per line."""
-    data = out / "data" / f"r{k}"
-    if data.exists():
-        shutil.rmtree(data)
-    data.mkdir(parents=True)
+    data = _fresh_dir(out / "data" / f"r{k}")
     rows: list[list[Any]] = []
     problems: list[str] = []
     tasks: dict[str, int] = {}  # each row names its task by number: ids are written once
@@ -261,14 +273,17 @@ def write_site(runs: list[RunLog], out: Path, live: bool = False) -> Path:
     """Write the viewer for these runs into ``out``; returns the path of ``index.html``.
 
     Every file written is below ``out``; records are read only inside their own run directories. With
-    ``live`` the pages re-read ``data/live.js`` every 1.5 s and reload when it changes.
+    ``live`` the pages re-read ``data/live.js`` every 1.5 s and reload when it changes. ``out`` must be new,
+    empty or a site written before (``claim_site``: else PlaybenchError); a failed write is a SiteWriteError.
     """
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in (out / "data").glob("r*") if (out / "data").is_dir() else []:
-        if stale.is_dir() and stale.name[1:].isdigit() and int(stale.name[1:]) >= len(runs):
-            shutil.rmtree(stale)  # a run of an earlier site written here
+    claim_site(out)
+    data = _real_dir(out / "data")
+    with os.scandir(data) as entries:
+        for entry in list(entries):  # runs of an earlier site written here, past this site's last run
+            if entry.name.startswith("r") and entry.name[1:].isdigit() and int(entry.name[1:]) >= len(runs):
+                _remove(Path(entry.path))
     for asset in ASSET_FILES:
-        shutil.copyfile(ASSETS / asset, out / asset)
+        _write(out / asset, (ASSETS / asset).read_bytes())
     sections, summaries, lines = [], [], []
     for k, store in enumerate(runs):
         records = store.episodes()
@@ -281,7 +296,7 @@ def write_site(runs: list[RunLog], out: Path, live: bool = False) -> Path:
         summaries.append({"run_id": run["run_id"], "model": run["model"], "agent": run["agent"],
                           "seed": run["seed"], "note": run["episodes"]["note"]})
     _write(out / "data" / "runs.js", js_call("PB.setRuns", summaries, list(STATUSES), live))
-    if not (out / "data" / "live.js").exists() or not live:
+    if not live or not _regular(out / "data" / "live.js"):
         write_live(out, version=0, done=not live)
     search = ("<section class='search'><h2>Search</h2><form id='search'><input id='search-q' type='search' "
               "placeholder='text in observations, outputs, messages, errors'> <button>search</button></form>"
@@ -299,12 +314,104 @@ def write_site(runs: list[RunLog], out: Path, live: bool = False) -> Path:
 
 def write_live(out: Path, version: int, done: bool) -> None:
     """``data/live.js``: the site's version (pages reload when it grows) and whether the run has ended."""
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    _write(out / "data" / "live.js", js_call("PB.setLive", version, done))
+    _write(_real_dir(out / "data") / "live.js", js_call("PB.setLive", version, done))
 
 
-def _write(path: Path, text: str) -> None:
-    """Write a site file whole (a new name, then renamed): a page reading it meanwhile sees old or new."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+def claim_site(out: Path) -> None:
+    """Make ``out`` a site folder: create it, or accept it empty or marked by an earlier site; then mark it.
+
+    Refused in one line (PlaybenchError): ``out`` a symbolic link, not a folder, or a folder with files in
+    it and no marker (a regular file, not a link), which may be anyone's, so nothing in it is touched.
+    """
+    try:
+        mode = os.lstat(out).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise SiteWriteError(describe(exc, out)) from None
+    if mode is not None and stat.S_ISLNK(mode):
+        raise PlaybenchError(f"{out} is a symbolic link; give the folder itself (or a new one) as the site's folder")
+    if mode is not None and not stat.S_ISDIR(mode):
+        raise PlaybenchError(f"{out} is not a folder; choose an empty or new folder")
+    try:
+        if mode is None:
+            out.mkdir(parents=True)
+        elif _has_entries(out) and not _regular(out / MARKER):
+            raise PlaybenchError(f"{out} is not empty and was not written by playbench view; "
+                                 "choose an empty or new folder")
+    except OSError as exc:
+        raise SiteWriteError(describe(exc, out)) from None
+    _write(out / MARKER, MARKER_TEXT)  # first, so a site cut short (a full disk) can still be rewritten
+
+
+def _has_entries(folder: Path) -> bool:
+    with os.scandir(folder) as entries:
+        return any(True for _ in entries)
+
+
+def _regular(path: Path) -> bool:
+    """``path`` is a regular file itself (a symbolic link is not, whatever it points to)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _remove(path: Path) -> None:
+    """Delete ``path``: a folder with everything in it, anything else (a symbolic link itself) by unlinking.
+
+    ``shutil.rmtree`` follows no link inside the folder (on Linux it works through folder descriptors).
+    """
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise SiteWriteError(describe(exc, path)) from None
+
+
+def _real_dir(path: Path) -> Path:
+    """``path`` as a real folder of the site: a link or file in its place is removed (never followed)."""
+    try:
+        mode: int | None = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise SiteWriteError(describe(exc, path)) from None
+    if mode is not None and not stat.S_ISDIR(mode):
+        _remove(path)
+        mode = None
+    if mode is None:
+        try:
+            path.mkdir()
+        except OSError as exc:
+            raise SiteWriteError(describe(exc, path)) from None
+    return path
+
+
+def _fresh_dir(path: Path) -> Path:
+    """``path`` as a new, empty real folder (whatever was there removed, links never followed)."""
+    _remove(path)
+    return _real_dir(path)
+
+
+def _write(path: Path, content: str | bytes) -> None:
+    """Write a site file whole (a new name, then renamed): a page reading it meanwhile sees old or new.
+
+    The new name is created exclusively, and the rename replaces a link at ``path`` rather than its target.
+    """
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+        with open(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise SiteWriteError(describe(exc, path)) from None
+
