@@ -47,7 +47,7 @@ def is_export_table(path: Path, fmt: str) -> bool:
         with path.open("rb") as fh:
             head = fh.read(HEAD_BYTES)
         if not head.strip() and len(head) < HEAD_BYTES:
-            return True  # empty, or the lone newline pandas writes for an empty JSON-lines table
+            return True  # the lone newline pandas writes for an empty JSON-lines table
         first = head.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8")
         if fmt == "csv":
             return first == ",".join(COLUMNS)
@@ -66,7 +66,7 @@ def check_table_target(target: Path, fmt: str) -> None:
         raise PlaybenchError(f"{target} is a symbolic link; choose a new file as --output")
     if not stat.S_ISREG(mode):
         raise PlaybenchError(f"{target} exists and is not a file; choose a new file as --output")
-    if not is_export_table(target, fmt):
+    if target.stat().st_size and not is_export_table(target, fmt):  # an empty file holds nothing to lose
         raise PlaybenchError(f"{target} exists and is not a {fmt} table written by playbench export; "
                              "choose a new file as --output (or remove it)")
 
