@@ -6,22 +6,51 @@ same seed can be compared byte for byte once ``timing`` is dropped.
 
 import hashlib
 import json
-from typing import Any, Literal
+import math
+from typing import Any, Literal, Self
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation, model_validator
 
 Status = Literal["ok", "agent-error", "infra-error", "game-error"]
 STATUSES: tuple[str, ...] = ("ok", "agent-error", "infra-error", "game-error")
+#: The newest ``run.json`` format this version reads and writes (``RunMeta.format``)
+RUN_FORMAT = 1
 
 
 class Record(BaseModel):
-    """Base for records: strict about unknown keys so corrupt files are noticed."""
+    """Base for records: strict about unknown keys so corrupt files are noticed.
 
-    model_config = ConfigDict(extra="forbid")
+    No number in a record may be NaN or infinite (``1e999`` parses to infinity): a score that is no number
+    must not pass for one, nor be written as one.
+    """
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
-class TaskSpec(Record):
+def finite(value: Any) -> bool:
+    """Whether every float in ``value`` (nested dicts and lists searched) is a finite number."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(finite(v) for v in value)
+    return True
+
+
+class FiniteRecord(Record):
+    """A record whose free-form fields (``dict[str, Any]``) are searched for non-finite numbers too."""
+
+    @model_validator(mode="after")
+    def _numbers_are_finite(self) -> Self:
+        for name, value in self.__dict__.items():
+            if isinstance(value, dict | list) and not finite(value):
+                raise ValueError(f"{name} holds a number that is not finite (NaN or infinity)")
+        return self
+
+
+class TaskSpec(FiniteRecord):
     """One task of a run with its validated parameters."""
 
     id: str
@@ -29,7 +58,7 @@ class TaskSpec(Record):
     episodes: int
 
 
-class RunConfig(Record):
+class RunConfig(FiniteRecord):
     """Everything that decides a run's results (and nothing that does not, such as concurrency)."""
 
     tasks: list[TaskSpec]
@@ -45,10 +74,10 @@ class RunConfig(Record):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-class RunMeta(Record):
+class RunMeta(FiniteRecord):
     """The content of ``run.json``."""
 
-    format: int = 1
+    format: int = Field(default=RUN_FORMAT, ge=1, le=RUN_FORMAT)
     run_id: str
     config: RunConfig
     config_hash: str
@@ -91,7 +120,7 @@ class StepRecord(Record):
             return self.model_dump_json().encode() + b"\n"
 
 
-class EpisodeRecord(Record):
+class EpisodeRecord(FiniteRecord):
     """One finished (or failed) episode: one line of ``episodes.jsonl``."""
 
     task: str

@@ -6,53 +6,48 @@ import os
 import secrets
 from pathlib import Path
 
+from playbench.log.confined import UnsafeRunFile, open_file, open_folder, parts_of
+
 
 class StoreWriteError(Exception):
     """Writing the run failed (disk full, I/O error): the run must stop; finished episodes are kept."""
 
 
-def fsync_dir(path: Path) -> None:
-    """Flush a directory's entries (a new or renamed file in it) to disk."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def write_atomic(root_fd: int, relative: str, content: bytes, shown_root: Path) -> None:
+    """Write the run's file ``relative`` whole under a unique temporary name, fsync it, rename it, fsync its folder.
 
-
-def mkdirs_durably(path: Path, root: Path) -> None:
-    """Create ``path`` (below ``root``) and fsync each new directory's parent, so the entries survive."""
-    missing = []
-    walk = path
-    while not walk.exists() and walk != root:
-        missing.append(walk)
-        walk = walk.parent
-    for folder in reversed(missing):
-        folder.mkdir(exist_ok=True)
-        fsync_dir(folder.parent)
-
-
-def write_atomic(target: Path, content: bytes, root: Path, known_dirs: set[Path]) -> None:
-    """Write a file whole under a unique temporary name, fsync it, rename it, fsync its directory.
-
-    Missing directories below ``root`` are created durably once; ``known_dirs`` remembers those already
-    in place. Any failure is a StoreWriteError and leaves no temporary file behind.
+    ``root_fd`` is the run's directory. Missing folders are made durably; none on the way may be a link
+    (see ``log/confined.py``), and an existing file of that name must be a regular one. Any failure is a
+    StoreWriteError and leaves no temporary file behind.
     """
-    tmp = target.with_name(f"{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    parts = parts_of(relative)
+    target = shown_root.joinpath(*parts)
+    name = parts[-1]
+    tmp = f"{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    folder = -1
     try:
-        if target.parent not in known_dirs:
-            mkdirs_durably(target.parent, root)
-            known_dirs.add(target.parent)
-        with open(tmp, "wb") as fh:
-            fh.write(content)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-        fsync_dir(target.parent)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise StoreWriteError(describe(exc, target)) from None
+        folder = open_folder(root_fd, parts[:-1], shown_root, target, make=True)
+        with contextlib.suppress(FileNotFoundError):  # what the rename replaces must be a file of the run
+            os.close(open_file(folder, name, os.O_RDONLY, target.parent))
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=folder)
+        try:
+            written = 0
+            while written < len(content):
+                written += os.write(fd, content[written:])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
+        os.fsync(folder)
+    except (OSError, UnsafeRunFile) as exc:
+        if folder >= 0:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=folder)
+        message = str(exc) if isinstance(exc, UnsafeRunFile) else describe(exc, target)
+        raise StoreWriteError(message) from None
+    finally:
+        if folder >= 0:
+            os.close(folder)
 
 
 def describe(exc: OSError, file: Path) -> str:

@@ -9,21 +9,30 @@ from pathlib import Path
 from typing import IO
 
 from playbench.core.errors import PlaybenchError
+from playbench.log.confined import open_file
 from playbench.log.paths import LOCK
 
 
-def take_lock(path: Path) -> IO[str]:
-    """Take the run's writer lock or refuse with one line naming the holder; close the handle to release."""
-    handle = open(path / LOCK, "a+")  # noqa: SIM115  (held open for the store's lifetime)
+def take_lock(root_fd: int, shown: Path) -> IO[str]:
+    """Take the writer lock of the run whose directory ``root_fd`` is (shown as ``shown``).
+
+    Refused with one line naming the holder, or naming ``.lock`` when it is not a regular file of the run
+    (nothing is written then). Close the handle to release the lock.
+    """
+    fd = open_file(root_fd, LOCK, os.O_RDWR | os.O_CREAT | os.O_APPEND, shown)
+    handle = os.fdopen(fd, "a+", encoding="utf-8", errors="replace")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         handle.seek(0)
-        holder = handle.read().strip() or "another process"
+        holder = "".join(c if c.isprintable() else "?" for c in handle.read(200).strip()) or "another process"
         handle.close()
         raise PlaybenchError(
-            f"{path} is being written by {holder}; wait for it to finish or stop it, then --resume"
+            f"{shown} is being written by {holder}; wait for it to finish or stop it, then --resume"
         ) from None
+    except BaseException:
+        handle.close()
+        raise
     handle.seek(0)
     handle.truncate()
     handle.write(f"playbench pid {os.getpid()}\n")

@@ -42,12 +42,23 @@ def is_run(path: Path | str) -> bool:
 
 
 def inside_run(root: Path, relative: str | None) -> Path | None:
-    """The file ``relative`` names if it lies inside the run directory ``root`` (links resolved), else None."""
+    """The file ``relative`` names if it lies inside the run directory ``root``, else None.
+
+    Inside means reached from ``root`` without a symbolic link on the way, the file itself included (see
+    ``log/confined.py``); a file not there (yet) counts as inside when its path does.
+    """
     if not relative or Path(relative).is_absolute():
         return None
     try:
         base = root.resolve()
         file = (base / relative).resolve()
+        if not file.is_relative_to(base) or file == base:
+            return None
+        walk = base  # each step of the way, as written (``link/..`` included), must be no link
+        for part in Path(relative).parts:
+            walk = walk / part
+            if walk.is_symlink():
+                return None
     except (OSError, ValueError):  # a NUL byte, a name too long, a symlink loop
         return None
-    return file if file.is_relative_to(base) and file != base else None
+    return file

@@ -1,18 +1,23 @@
 """Reading a run directory: ``read_run(path)`` gives a ``RunLog``.
 
-Records are untrusted data: a folder without a valid ``run.json`` is refused, a torn last line of
-``episodes.jsonl`` (one without its newline, left by a killed writer) is skipped, a corrupt line elsewhere
-is an error that changes nothing, and a record naming a file outside its run is refused.
+Records are untrusted data: a folder without a valid ``run.json`` is refused (so is one a newer version
+wrote), a torn last line of ``episodes.jsonl`` (one without its newline, left by a killed writer) is
+skipped, a corrupt line elsewhere (a non-finite number included) is an error that changes nothing, and a
+record naming a file outside its run is refused. Files are opened as ``log/confined.py`` says: never
+through a link, and only regular files of the run.
 """
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Self
+from typing import IO, Any, Self
 
+import orjson
 from pydantic import ValidationError
 
 from playbench.core.errors import PlaybenchError
-from playbench.core.records import EpisodeRecord, RunConfig, RunMeta, StepRecord
+from playbench.core.records import RUN_FORMAT, EpisodeRecord, RunConfig, RunMeta, StepRecord
+from playbench.log.confined import UnsafeRunFile, open_file, open_root, read_file
 from playbench.log.paths import EPISODES, RUN_JSON, split_reference
 
 
@@ -22,20 +27,46 @@ class RunLog:
     def __init__(self, path: Path, meta: RunMeta) -> None:
         self.path = path
         self.meta = meta
+        self.root = path.resolve()  # the run's directory, resolved once: the user may name it through a link
         self._indexes: dict[Path, Any] = {}  # shard file -> its ShardIndex, built on first read
 
     @classmethod
     def open(cls, path: Path | str) -> Self:
-        """Open an existing run; a folder that is not a run is a PlaybenchError."""
+        """Open an existing run; a folder that is not a run (or one a newer version wrote) is a PlaybenchError."""
         path = Path(path)
         run_json = path / RUN_JSON
-        if not run_json.is_file():
-            raise PlaybenchError(f"{path} is not a playbench run (no {RUN_JSON})")
         try:
-            meta = RunMeta.model_validate_json(run_json.read_text())
+            data = read_file(path.resolve(), RUN_JSON, path)
+        except (FileNotFoundError, NotADirectoryError):
+            raise PlaybenchError(f"{path} is not a playbench run (no {RUN_JSON})") from None
+        except OSError as exc:
+            raise PlaybenchError(f"cannot read {run_json}: {exc.strerror or exc}") from None
+        _check_format(data, path)
+        try:
+            meta = RunMeta.model_validate_json(data)
         except (ValidationError, ValueError) as exc:
             raise PlaybenchError(f"{run_json} is not a valid run file: {str(exc).splitlines()[0]}") from None
         return cls(path, meta)
+
+    def _open(self, relative: str, flags: int = os.O_RDONLY) -> int:
+        """A descriptor of the run's file ``relative``: never through a link, only a regular file of the run."""
+        root_fd = open_root(self.root)
+        try:
+            return open_file(root_fd, relative, flags, self.path)
+        finally:
+            os.close(root_fd)
+
+    def _reader(self, relative: str) -> IO[bytes]:
+        return os.fdopen(self._open(relative), "rb")
+
+    def read_file(self, relative: str) -> bytes:
+        """The bytes of a file a record names (a frame): PlaybenchError unless it is a regular file of the run."""
+        self.inside(relative)
+        try:
+            with self._reader(relative) as fh:
+                return fh.read()
+        except OSError as exc:
+            raise PlaybenchError(f"cannot read {self.path / relative}: {exc.strerror or exc}") from None
 
     @property
     def config(self) -> RunConfig:
@@ -55,21 +86,17 @@ class RunLog:
         a PlaybenchError and nothing is changed.
         """
         file = self.path / EPISODES
-        if not file.exists():
+        try:
+            fd = self._open(EPISODES, os.O_RDWR if repair else os.O_RDONLY)
+        except FileNotFoundError:
             return []
-        data = file.read_bytes()
-        complete, _, torn = data.rpartition(b"\n")  # a line is complete only with its newline
-        records: list[EpisodeRecord] = []
-        for number, line in enumerate(complete.split(b"\n") if complete else [], start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(EpisodeRecord.model_validate_json(line))
-            except (ValidationError, ValueError) as exc:
-                reason = str(exc).splitlines()[0]
-                raise PlaybenchError(f"{file}: line {number} is corrupt ({reason}); nothing was changed") from None
-        if torn and repair:
-            with open(file, "r+b") as fh:
+        except OSError as exc:
+            raise PlaybenchError(f"cannot read {file}: {exc.strerror or exc}") from None
+        with os.fdopen(fd, "r+b" if repair else "rb", buffering=0) as fh:
+            data = fh.read()
+            complete, _, torn = data.rpartition(b"\n")  # a line is complete only with its newline
+            records = _parse_episodes(file, complete)
+            if torn and repair:
                 fh.truncate(len(data) - len(torn))
         return records
 
@@ -84,9 +111,8 @@ class RunLog:
 
     def inside(self, relative: str) -> Path:
         """The file a record names, refused (PlaybenchError) unless it lies inside this run's directory."""
-        root = self.path.resolve()
-        file = (root / relative).resolve()
-        if Path(relative).is_absolute() or not file.is_relative_to(root):
+        file = (self.root / relative).resolve()
+        if Path(relative).is_absolute() or not file.is_relative_to(self.root):
             raise PlaybenchError(f"{self.path}: a record names {relative!r}, outside the run; nothing was read")
         return file
 
@@ -105,6 +131,12 @@ class RunLog:
             return
         relative, tag = split_reference(record.trajectory)
         file = self.inside(relative)
+        try:
+            yield from self._steps(record, relative, file, tag)
+        except UnsafeRunFile as exc:
+            raise PlaybenchError(f"the steps of {record.task} #{record.index} cannot be read: {exc}") from None
+
+    def _steps(self, record: EpisodeRecord, relative: str, file: Path, tag: str | None) -> Iterator[StepRecord]:
         if tag is not None:
             from playbench.log.shard import ShardCorrupt, ShardIndex, parse_tag
 
@@ -114,21 +146,54 @@ class RunLog:
                     raise ShardCorrupt(f"{record.trajectory!r} names no episode")
                 index = self._indexes.get(file)
                 if index is None or not index.has(number):  # a run still being written grows: index again
-                    index = self._indexes[file] = ShardIndex(file)
+                    index = self._indexes[file] = ShardIndex(lambda: self._reader(relative))
                 yield from index.read(number)
+            except UnsafeRunFile:
+                raise
             except (ShardCorrupt, ValidationError, ValueError, OSError) as exc:
                 reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 raise PlaybenchError(f"{self.path}: the steps of {record.task} #{record.index} cannot be read "
                                      f"({reason})") from None
             return
-        if not file.exists():
+        try:
+            with self._reader(relative) as fh:
+                data = fh.read()
+        except FileNotFoundError:
             return
-        for line in file.read_bytes().splitlines():
+        for line in data.splitlines():
             if line.strip():
                 yield StepRecord.model_validate_json(line)
 
     def __repr__(self) -> str:
         return f"RunLog({str(self.path)!r})"
+
+
+def _parse_episodes(file: Path, complete: bytes) -> list[EpisodeRecord]:
+    """The records of ``episodes.jsonl``'s complete lines; a corrupt one is a PlaybenchError."""
+    records: list[EpisodeRecord] = []
+    for number, line in enumerate(complete.split(b"\n") if complete else [], start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(EpisodeRecord.model_validate_json(line))
+        except (ValidationError, ValueError) as exc:
+            reason = str(exc).splitlines()[0]
+            if isinstance(exc, ValidationError) and exc.errors():
+                reason = f"{reason}: {exc.errors()[0]['msg']}"
+            raise PlaybenchError(f"{file}: line {number} is corrupt ({reason}); nothing was changed") from None
+    return records
+
+
+def _check_format(data: bytes, path: Path) -> None:
+    """Refuse a ``run.json`` whose format is newer than this version reads, naming both."""
+    try:
+        fields = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return  # validation says what is wrong with it
+    written = fields.get("format") if isinstance(fields, dict) else None
+    if isinstance(written, int) and not isinstance(written, bool) and written > RUN_FORMAT:
+        raise PlaybenchError(f"{path} was written by a newer playbench (format {written}); this version reads "
+                             f"formats up to {RUN_FORMAT}: upgrade playbench")
 
 
 def read_run(path: Path | str) -> RunLog:

@@ -15,14 +15,20 @@ run before the one that was recorded. Durability is the store's business: a chun
 process killed mid-write leaves at most a torn chunk at the end), the store fsyncs a shard before it
 appends the line of any episode whose chunks it holds, and ``repair`` cuts a torn tail off before a
 resumed run appends to the shard again.
+
+A shard may come from anyone, so reading one is bounded: a chunk holds less than ``CHUNK_BYTES`` of
+step lines plus one more line of at most ``MAX_STEP_BYTES``, so no chunk this code writes inflates past
+``max_inflated()`` bytes (its payload, compressed, is never larger either). A chunk claiming more, or
+inflating to more (a "zip bomb"), is damaged: reading stops there, and that episode's steps are reported
+as not readable while the rest of the run is read as usual. Reading a chunk holds at most that many bytes.
 """
 
 import os
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from playbench.core.records import StepRecord
 from playbench.log.durable import StoreWriteError, describe
@@ -30,9 +36,22 @@ from playbench.log.steps import StepDecoder, StepEncoder
 
 #: raw (uncompressed) bytes an episode buffers before it writes a chunk
 CHUNK_BYTES = 64 * 1024
+#: the longest step line a shard takes (a step with a longer one stops the run with a StoreWriteError)
+MAX_STEP_BYTES = 32 * 1024 * 1024
 _HEADER = struct.Struct("<3sBQII")
 _MAGIC, _FIRST, _LAST = b"PBT", 1, 2
 _LEVEL = 1  # zlib level: 1 already shrinks step lines ~15x; higher levels cost more CPU for a few %
+
+
+def max_inflated() -> int:
+    """The most bytes a chunk's payload holds once inflated: less than ``CHUNK_BYTES`` plus one step line."""
+    return CHUNK_BYTES + MAX_STEP_BYTES
+
+
+def max_payload() -> int:
+    """The most bytes a chunk's compressed payload takes (deflate's worst case for ``max_inflated`` bytes)."""
+    raw = max_inflated()
+    return raw + raw // 1000 + 1024
 
 
 class ShardFile:
@@ -105,8 +124,11 @@ class EpisodeSteps:
         self.count = 0
 
     def add(self, step: StepRecord) -> None:
-        """Encode a step; write a chunk once enough are buffered."""
+        """Encode a step; write a chunk once enough are buffered (StoreWriteError for a step too long to keep)."""
         line = self._encoder.line(step)
+        if len(line) > MAX_STEP_BYTES:
+            raise StoreWriteError(f"step {step.step} of {self._name} takes {len(line)} bytes, more than the "
+                                  f"{MAX_STEP_BYTES} a trajectory shard keeps of one step")
         self._buffer.append(line)
         self._buffered += len(line)
         self.count += 1
@@ -143,7 +165,23 @@ class ShardCorrupt(ValueError):
     """An episode's chunks cannot be read back whole."""
 
 
-def _chunks(fh: BinaryIO, check: bool) -> Iterator[tuple[int, int, int, int]]:
+def _inflate(payload: bytes, tag: int) -> bytes:
+    """A chunk's step lines; ShardCorrupt if they do not decompress or would take more than a chunk holds."""
+    limit = max_inflated()
+    inflater = zlib.decompressobj()
+    try:
+        data = inflater.decompress(payload, limit + 1)  # never more than this is held, whatever it claims
+    except zlib.error as exc:
+        raise ShardCorrupt(f"a chunk of episode {tag >> 16} does not decompress ({exc})") from None
+    if len(data) > limit:
+        raise ShardCorrupt(f"a chunk of episode {tag >> 16} is damaged (it inflates past the {limit} bytes "
+                           f"a chunk holds)")
+    if not inflater.eof:
+        raise ShardCorrupt(f"a chunk of episode {tag >> 16} does not decompress (it ends too early)")
+    return data
+
+
+def _chunks(fh: IO[bytes], check: bool) -> Iterator[tuple[int, int, int, int]]:
     """(offset, kind, tag, length) of each whole chunk from the file's start.
 
     Up to the first that is not (torn, or with ``check`` damaged).
@@ -157,7 +195,7 @@ def _chunks(fh: BinaryIO, check: bool) -> Iterator[tuple[int, int, int, int]]:
         if magic != _MAGIC or end > size:
             return
         if check:
-            if zlib.crc32(fh.read(length)) != crc:
+            if _crc(fh, length) != crc:
                 return
         else:
             fh.seek(end)
@@ -165,12 +203,24 @@ def _chunks(fh: BinaryIO, check: bool) -> Iterator[tuple[int, int, int, int]]:
         offset = end
 
 
-def repair(file: Path) -> int:
-    """Cut a torn or damaged tail off a shard.
+def _crc(fh: IO[bytes], length: int) -> int:
+    """The CRC-32 of the next ``length`` bytes, read a piece at a time (a chunk's length is untrusted)."""
+    crc = 0
+    while length > 0:
+        piece = fh.read(min(length, 1 << 20))
+        if not piece:
+            break
+        crc = zlib.crc32(piece, crc)
+        length -= len(piece)
+    return crc
+
+
+def repair(fd: int) -> int:
+    """Cut a torn or damaged tail off the shard open (for reading and writing) as ``fd``.
 
     Such a tail is left by a kill or a power loss, after everything recorded. Returns its new size.
     """
-    with open(file, "r+b") as fh:
+    with os.fdopen(fd, "r+b", closefd=False) as fh:
         end = 0
         for offset, _, _, length in _chunks(fh, check=True):
             end = offset + _HEADER.size + length
@@ -181,13 +231,17 @@ def repair(file: Path) -> int:
 
 
 class ShardIndex:
-    """Where each episode's recorded steps start in a shard: one scan of its chunk headers."""
+    """Where each episode's recorded steps start in a shard: one scan of its chunk headers.
 
-    def __init__(self, file: Path) -> None:
-        self.file = file
+    ``open_shard`` opens the shard for reading (the run's reader opens it inside the run, never through
+    a link), once for the scan and once per episode read.
+    """
+
+    def __init__(self, open_shard: Callable[[], IO[bytes]]) -> None:
+        self._open = open_shard
         self._start: dict[int, int] = {}
         started: dict[int, int] = {}
-        with open(file, "rb") as fh:
+        with open_shard() as fh:
             for offset, kind, tag, _ in _chunks(fh, check=False):
                 if kind & _FIRST:
                     started[tag] = offset
@@ -207,7 +261,7 @@ class ShardIndex:
         if start is None:
             raise ShardCorrupt(f"no complete steps for episode {tag >> 16} (attempt {tag & 0xFFFF}) in the shard")
         decoder = StepDecoder()
-        with open(self.file, "rb") as fh:
+        with self._open() as fh:
             fh.seek(start)
             while True:
                 header = fh.read(_HEADER.size)
@@ -219,14 +273,13 @@ class ShardIndex:
                 if chunk_tag != tag:
                     fh.seek(length, os.SEEK_CUR)
                     continue
+                if length > max_payload():
+                    raise ShardCorrupt(f"a chunk of episode {tag >> 16} is damaged (it claims {length} bytes, "
+                                       f"more than a chunk holds)")
                 payload = fh.read(length)
                 if len(payload) < length or zlib.crc32(payload) != crc:
                     raise ShardCorrupt(f"a chunk of episode {tag >> 16} is damaged")
-                try:
-                    lines = zlib.decompress(payload).split(b"\n")
-                except zlib.error as exc:
-                    raise ShardCorrupt(f"a chunk of episode {tag >> 16} does not decompress ({exc})") from None
-                for line in lines:
+                for line in _inflate(payload, tag).split(b"\n"):
                     if line:
                         yield decoder.step(line)
                 if kind & _LAST:

@@ -11,6 +11,12 @@ A process killed mid-write leaves at most a torn last line, which readers ignore
 away, and a torn chunk at a shard's end, after everything recorded (each writing session appends to
 shards of its own). One process writes a run at a time: a writer holds an OS lock on ``RUN/.lock``
 (released by the kernel on any exit, kill -9 included).
+
+A run may come from elsewhere: every file is opened from the run's directory, kept open, never through a
+link (``log/confined.py``), and a run holding a link or a special file anywhere is not written at all.
+Each commit first checks that the run's directory is still where it was: a run whose folder was deleted
+or moved stops there (StoreWriteError) instead of playing on into a folder nobody will read. No record
+with a non-finite number is written.
 """
 
 import asyncio
@@ -29,10 +35,12 @@ from typing import IO, Any
 
 import numpy as np
 import orjson
+from pydantic import ValidationError
 
 from playbench.core.errors import PlaybenchError
-from playbench.core.records import EpisodeRecord, RunMeta, StepRecord
-from playbench.log.durable import StoreWriteError, describe, fsync_dir, mkdirs_durably, write_atomic
+from playbench.core.records import EpisodeRecord, RunMeta, StepRecord, finite
+from playbench.log.confined import open_file, open_folder, open_root, parts_of, unsafe_entries
+from playbench.log.durable import StoreWriteError, describe, write_atomic
 from playbench.log.lock import take_lock
 from playbench.log.paths import EPISODES, RUN_JSON, frame_path, shard_path
 from playbench.log.read import RunLog
@@ -48,7 +56,18 @@ def _slug(text: str) -> str:
 
 
 def _meta_bytes(meta: RunMeta) -> bytes:
+    if not finite(meta.model_dump()):
+        raise ValueError("the run's settings hold a number that is not finite (NaN or infinity)")
     return (meta.model_dump_json(indent=2) + "\n").encode()
+
+
+def _episode_line(record: EpisodeRecord) -> bytes:
+    """The record as a line of ``episodes.jsonl``; a non-finite number in it is a StoreWriteError."""
+    for name, value in record.__dict__.items():
+        if not finite(value):
+            raise StoreWriteError(f"the record of {record.task} #{record.index} holds a {name} that is not a "
+                                  "finite number (NaN or infinity); it was not written")
+    return record.model_dump_json().encode() + b"\n"
 
 
 class RunStore(RunLog):
@@ -61,7 +80,8 @@ class RunStore(RunLog):
         super().__init__(path, meta)
         self._episodes_file: IO[bytes] | None = None
         self._lock: IO[str] | None = None
-        self._known_dirs: set[Path] = set()
+        self._dir_fd: int | None = None  # the run's directory, held open while it is written
+        self._dir_id: tuple[int, int] | None = None  # its (device, inode): where it must still be at each commit
         self._shards: dict[str, ShardFile] = {}
         self._pending: list[tuple[bytes, asyncio.Future[None]]] = []  # lines waiting for the next commit
         self._flusher: asyncio.Task[None] | None = None
@@ -76,14 +96,19 @@ class RunStore(RunLog):
         """Make a new run directory under ``log_dir``, lock it and write ``run.json``.
 
         The directory is called ``name`` when given (refused if it exists), else a fresh time-stamped name.
-        An unusable log directory (read-only, a file in the way, full) is one PlaybenchError line, and a
-        half-made run directory is removed again.
+        An unusable log directory (read-only, a file in the way, full) is one PlaybenchError line, and
+        whatever fails on the way leaves no run directory behind.
         """
         now = datetime.now(UTC)
         config = meta_fields["config"]
         name = name or f"{now:%Y%m%d-%H%M%S}-{_slug(config.model or config.agent)}-{secrets.token_hex(3)}"
         log_dir = Path(log_dir)
         path = log_dir / name
+        try:  # everything that can be refused is, before the directory exists
+            meta = RunMeta(run_id=name, created_at=now.isoformat(timespec="seconds"), **meta_fields)
+            content = _meta_bytes(meta)
+        except (ValidationError, ValueError) as exc:
+            raise PlaybenchError(f"cannot create a run: {str(exc).splitlines()[0]}") from None
         try:
             log_dir.mkdir(parents=True, exist_ok=True)
             path.mkdir()
@@ -91,32 +116,79 @@ class RunStore(RunLog):
             raise PlaybenchError(f"{path} already exists; give a new directory") from None
         except OSError as exc:
             raise PlaybenchError(f"cannot create a run in {log_dir}: {exc.strerror or exc}") from None
+        store = cls(path, meta)
         try:
-            meta = RunMeta(run_id=name, created_at=now.isoformat(timespec="seconds"), **meta_fields)
-            store = cls(path, meta)
-            store._lock = take_lock(path)
-            store._write_atomic(path / RUN_JSON, _meta_bytes(meta))
-            (path / EPISODES).touch()
-            fsync_dir(path)
-            fsync_dir(log_dir)
-        except (OSError, StoreWriteError) as exc:
+            store._take()
+            store._write_atomic(RUN_JSON, content)
+            os.close(open_file(store._folder(), EPISODES, os.O_WRONLY | os.O_CREAT, path))
+            os.fsync(store._folder())
+            parent = os.open(log_dir, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(parent)
+            finally:
+                os.close(parent)
+        except BaseException as exc:
+            store.close()
             shutil.rmtree(path, ignore_errors=True)
-            raise PlaybenchError(f"cannot create a run in {log_dir}: {exc}") from None
+            if isinstance(exc, OSError | StoreWriteError):
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                raise PlaybenchError(f"cannot create a run in {log_dir}: {reason}") from None
+            raise
         return store
+
+    def _take(self) -> None:
+        """Open the run's directory and take its writer lock."""
+        self._lock = take_lock(self._folder(), self.path)
+
+    def _folder(self) -> int:
+        """The run's directory, opened on first use and held until ``close``."""
+        if self._dir_fd is None:
+            try:
+                self._dir_fd = open_root(self.root)
+            except OSError as exc:
+                raise StoreWriteError(describe(exc, self.path)) from None
+            here = os.fstat(self._dir_fd)
+            self._dir_id = (here.st_dev, here.st_ino)
+        return self._dir_fd
+
+    def check_folder(self) -> None:
+        """StoreWriteError when the run's directory was deleted or moved since it was opened."""
+        if self._dir_fd is None or self._dir_id is None:
+            return
+        here = os.fstat(self._dir_fd)
+        try:
+            there = os.stat(self.root)
+            moved = (there.st_dev, there.st_ino) != self._dir_id
+        except OSError:
+            moved = True
+        if here.st_nlink == 0 or moved:
+            raise StoreWriteError(f"the run folder {self.path} disappeared while the run was writing it "
+                                  "(deleted or moved); the run stops here")
 
     @classmethod
     def open_for_writing(cls, path: Path | str) -> "RunStore":
         """Open an existing run to continue it, holding its writer lock (refused if another holds it)."""
         store = cls.open(path)
         try:
-            store._lock = take_lock(store.path)
-        except OSError as exc:
-            raise PlaybenchError(f"cannot write to {store.path}: {exc.strerror or exc}") from None
+            for line in unsafe_entries(store.root, store.path):  # a run from elsewhere: nothing is written through it
+                raise PlaybenchError(f"{line}: refusing to write to {store.path}")
+            store._take()
+        except (OSError, StoreWriteError) as exc:
+            store.close()
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise PlaybenchError(f"cannot write to {store.path}: {reason}") from None
+        except BaseException:
+            store.close()
+            raise
         return store
 
     def save_meta(self, meta: RunMeta) -> None:
         """Replace ``run.json`` (atomically and durably) with ``meta``."""
-        self._write_atomic(self.path / RUN_JSON, _meta_bytes(meta))
+        try:
+            content = _meta_bytes(meta)
+        except ValueError as exc:
+            raise StoreWriteError(f"{self.path / RUN_JSON} was not written: {exc}") from None
+        self._write_atomic(RUN_JSON, content)
         self.meta = meta
 
     def steps(self, task_id: str, index: int) -> EpisodeSteps:
@@ -145,8 +217,13 @@ class RunStore(RunLog):
     def _count_records(self) -> dict[tuple[str, int], int]:
         """How many records each episode has so far: a re-run's steps are tagged apart from the earlier ones."""
         counts: dict[tuple[str, int], int] = {}
-        file = self.path / EPISODES
-        data = file.read_bytes() if file.exists() else b""
+        try:
+            with os.fdopen(self._open(EPISODES), "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            data = b""
+        except (OSError, PlaybenchError) as exc:
+            raise StoreWriteError(f"cannot read {self.path / EPISODES}: {exc}") from None
         for line in data.split(b"\n")[:-1]:  # complete lines only
             if line.strip():
                 row = orjson.loads(line)
@@ -158,20 +235,24 @@ class RunStore(RunLog):
         shard = self._shards.get(task_id)
         if shard is not None:
             return shard
-        file = self.path / shard_path(task_id)
+        relative = shard_path(task_id)
+        file = self.path / relative
+        self.check_folder()
         try:
-            if file.parent not in self._known_dirs:
-                mkdirs_durably(file.parent, self.path)
-                self._known_dirs.add(file.parent)
-            fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            root = self._folder()
+            fd = open_file(root, relative, os.O_RDWR | os.O_CREAT | os.O_APPEND, self.path, make_dirs=True)
             try:
-                size = repair(file)  # a torn tail left by a kill is cut before anything is appended
-                fsync_dir(file.parent)
+                size = repair(fd)  # a torn tail left by a kill is cut before anything is appended
+                folder = open_folder(root, parts_of(relative)[:-1], self.path, file)
+                try:
+                    os.fsync(folder)  # the new file's entry survives a power loss
+                finally:
+                    os.close(folder)
             except BaseException:
                 os.close(fd)
                 raise
-        except (OSError, ValueError) as exc:
-            raise StoreWriteError(describe(exc, file) if isinstance(exc, OSError) else f"{file}: {exc}") from None
+        except (OSError, ValueError, PlaybenchError) as exc:
+            raise StoreWriteError(describe(exc, file) if isinstance(exc, OSError) else str(exc)) from None
         shard = self._shards[task_id] = ShardFile(file, fd, size)
         return shard
 
@@ -182,7 +263,7 @@ class RunStore(RunLog):
         rel = frame_path(task_id, index, step)
         png = io.BytesIO()
         Image.fromarray(np.asarray(image, dtype=np.uint8)).save(png, format="PNG")
-        self._write_atomic(self.path / rel, png.getvalue())
+        self._write_atomic(rel, png.getvalue())
         return rel
 
     def copy_episode(self, source: RunLog, record: EpisodeRecord) -> EpisodeRecord:
@@ -194,8 +275,7 @@ class RunStore(RunLog):
         steps = source.read_trajectory(record)
         for step in steps:
             if step.frame:
-                self._write_atomic(self.path / frame_path(record.task, record.index, step.step),
-                                   source.inside(step.frame).read_bytes())
+                self._write_atomic(frame_path(record.task, record.index, step.step), source.read_file(step.frame))
                 step.frame = frame_path(record.task, record.index, step.step)
         trajectory = self.write_trajectory(record.task, record.index, steps) if steps else None
         return record.model_copy(update={"trajectory": trajectory})
@@ -207,8 +287,9 @@ class RunStore(RunLog):
         returning (StoreWriteError if it fails). A failed append cuts the file back to where it was, so no
         partial line is left behind.
         """
+        line = _episode_line(record)
         self._counted(record)
-        self._commit_lines(self._dirty_shards(), record.model_dump_json().encode() + b"\n")
+        self._commit_lines(self._dirty_shards(), line)
 
     def commit(self, record: EpisodeRecord) -> "asyncio.Future[None]":
         """Queue an episode's line for the next group commit; the future is done once it is on disk.
@@ -218,10 +299,11 @@ class RunStore(RunLog):
         """
         if self._failed is not None:
             raise StoreWriteError(self._failed)
+        line = _episode_line(record)
         self._counted(record)
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        self._pending.append((record.model_dump_json().encode() + b"\n", done))
+        self._pending.append((line, done))
         if self._flusher is None:
             self._flusher = loop.create_task(self._flush())
         return done
@@ -273,12 +355,14 @@ class RunStore(RunLog):
     def _commit_lines(self, shards: list[ShardFile], lines: bytes) -> None:
         self._indexes = {}  # what a reader indexed of the shards is out of date
         with self._write_lock:
+            self.check_folder()  # a line written into a deleted folder would be lost without a word
             for shard in shards:
                 shard.sync()
             try:
                 if self._episodes_file is None:
                     # unbuffered: after a failed write nothing is left in a buffer for close() to append
-                    self._episodes_file = open(self.path / EPISODES, "ab", buffering=0)  # noqa: SIM115
+                    fd = open_file(self._folder(), EPISODES, os.O_WRONLY | os.O_CREAT | os.O_APPEND, self.path)
+                    self._episodes_file = os.fdopen(fd, "ab", buffering=0)
                 fd = self._episodes_file.fileno()
                 start = os.lseek(fd, 0, os.SEEK_END)
                 try:
@@ -288,12 +372,14 @@ class RunStore(RunLog):
                     os.fsync(fd)
                 except OSError:
                     with contextlib.suppress(OSError):
-                        os.truncate(self.path / EPISODES, start)
+                        os.ftruncate(fd, start)
                     self._episodes_file.close()
                     self._episodes_file = None
                     raise
             except OSError as exc:
                 raise StoreWriteError(describe(exc, self.path / EPISODES)) from None
+            except PlaybenchError as exc:
+                raise StoreWriteError(str(exc)) from None
 
     def close(self) -> None:
         """Write what is still waiting for a commit, close the files and release the writer lock."""
@@ -316,6 +402,18 @@ class RunStore(RunLog):
         if self._lock is not None:
             self._lock.close()  # closing the descriptor releases the flock
             self._lock = None
+        if self._dir_fd is not None:
+            os.close(self._dir_fd)
+            self._dir_fd = None
 
-    def _write_atomic(self, target: Path, content: bytes) -> None:
-        write_atomic(target, content, self.path, self._known_dirs)
+    def _open(self, relative: str, flags: int = os.O_RDONLY) -> int:
+        if self._dir_fd is None:
+            return super()._open(relative, flags)
+        return open_file(self._dir_fd, relative, flags, self.path)
+
+    def _write_atomic(self, relative: str, content: bytes) -> None:
+        try:
+            write_atomic(self._folder(), relative, content, self.path)
+        except StoreWriteError:
+            self.check_folder()  # the reason may be that the folder is gone: say so
+            raise
