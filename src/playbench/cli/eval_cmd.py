@@ -88,9 +88,9 @@ def command(ctx: click.Context, tasks: tuple[str, ...], quiet: bool, write_view:
         print_report(result.report())
     click.echo(f"run written to {safe_text(run_dir)}")
     if write_view:
-        from playbench.cli.view_cmd import write_view  # a site refused or not written: one line
+        from playbench.cli import view_cmd  # a site refused or not written: one line, no traceback
 
-        click.echo(f"viewer: open {write_view([result.log], run_dir / 'view').resolve().as_uri()}")
+        click.echo(f"viewer: open {view_cmd.write_view([result.log], run_dir / 'view').resolve().as_uri()}")
     if result.stopped:
         click.echo(f"run stopped: {result.stopped}; finished episodes are kept; continue with: {resume_cmd}",
                    err=True)
