@@ -5,6 +5,7 @@ import sys
 import click
 from click.core import ParameterSource
 
+from playbench.agents.registry import list_agents
 from playbench.api.evaluate import evaluate
 from playbench.api.progress import Bar
 from playbench.api.result import RunInterrupted
@@ -19,7 +20,8 @@ _DISPLAY = {"tasks", "quiet", "write_view", "dry_run"}
 
 @click.command("eval")
 @click.argument("tasks", nargs=-1)
-@click.option("--agent", "agent", default=None, help="Agent name (default: random, or naive with --model).")
+@click.option("--agent", "agent", default=None,
+              help=f"Agent: {', '.join(a.name for a in list_agents())} (default: random, or naive with --model).")
 @click.option("--model", default=None, help="Model as provider/name, e.g. openai/gpt-4o or mock/demo.")
 @click.option("--episodes", type=int, default=None, help="Episodes per task (default: each task's own count).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Base seed of the run.")
