@@ -1,13 +1,33 @@
 """The human agent: a person plays at the terminal through the same text a model sees."""
 
+import signal
 import sys
 import tempfile
+import threading
+import weakref
 from pathlib import Path
+from types import FrameType
 from typing import Any, TextIO
 
 from playbench.agents.base import Decision, EpisodeContext, Turn
 from playbench.agents.prompts.history import observation_text
 from playbench.agents.registry import AgentSpec, register_agent
+from playbench.core.errors import StopRun
+
+#: the inputs on which the person has quit: later episodes reading them stop the run instead of asking
+_QUIT: "weakref.WeakSet[TextIO]" = weakref.WeakSet()
+
+
+class PlayerQuit(Exception):
+    """The person quit (Ctrl-C or Ctrl-D): the episode ends here, recorded with the steps played so far."""
+
+
+class _CtrlC(Exception):
+    """Raised by the temporary SIGINT handler to break out of a blocking read."""
+
+
+def _raise_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    raise _CtrlC
 
 
 def model_view(turn: Turn) -> str:
@@ -54,15 +74,34 @@ class HumanAgent:
         self.stdout.flush()
 
     def _read(self, prompt: str) -> str:
+        """One line from the person; Ctrl-D (end of input) or Ctrl-C while waiting for it is quitting.
+
+        The read blocks the event loop, whose own SIGINT handler only cancels the run's task at the loop's
+        next turn, which a blocked read never reaches: so while waiting here Ctrl-C raises instead.
+        """
         self.stdout.write(prompt)
         self.stdout.flush()
-        line = self.stdin.readline()
+        in_main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, _raise_ctrl_c) if in_main else None
+        try:
+            line = self.stdin.readline()
+        except _CtrlC:
+            line = None
+        finally:
+            if in_main:
+                signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
         if not line:
-            raise EOFError("input closed")
+            _QUIT.add(self.stdin)
+            key = "Ctrl-C" if line is None else "Ctrl-D"
+            self._say(f"\nquit ({key}): this episode is recorded with the steps played so far")
+            raise PlayerQuit(f"the player quit ({key})")
         return line.rstrip("\n")
 
     async def start(self, ctx: EpisodeContext) -> None:
-        """Print the manual once per episode."""
+        """Print the manual once per episode; after the person has quit, stop the run instead."""
+        if self.stdin in _QUIT:
+            _QUIT.discard(self.stdin)  # this run stops here; a later one on the same input asks again
+            raise StopRun("the player quit")
         self._say(f"=== {ctx.task_id}, episode {ctx.index} (seed {ctx.seed}) ===")
         if ctx.manual:
             self._say("--- manual ---")
