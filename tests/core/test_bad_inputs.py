@@ -1,4 +1,4 @@
-"""Bad data files are refused before a run exists.
+"""Bad data files, counts below one and undecodable text are refused before a run exists.
 
 Small MANGO, GRASP and Boxoban fixtures in the official formats (``data_fixtures.py``, written from the specs, not
 from the readers) are corrupted in many ways. For each corruption the real ``playbench eval`` must exit with code 2,
@@ -7,6 +7,8 @@ run directory and make no model call. The intact fixtures must still run.
 """
 
 import json
+import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -428,3 +430,86 @@ def test_intact_boxoban_fixture_runs(tmp_path: Path) -> None:
     (record,) = _episodes(logs)
     assert record["status"] == "ok" and record["instance"]["level_source"] == "official"
     assert record["instance"]["level"] == LEVEL
+
+
+# -- bad values and undecodable text are refused before a run folder exists ---------------------------------------
+
+BAD_COUNTS = [
+    (["smartplay/hanoi-3", "-T", "max_steps=0"], "'max_steps'", "'0'"),
+    (["smartplay/hanoi-3", "-T", "max_steps=-1"], "'max_steps'", "'-1'"),
+    (["smartplay/hanoi-3", "-T", "episodes=-3"], "'episodes'", "'-3'"),
+    (["mango/minigame", "-T", "max_step=0"], "'max_step'", "'0'"),
+    (["balrog/babyai/goto", "-T", "max_steps=0"], "'max_steps'", "'0'"),
+    (["smartplay/hanoi-3", "--episodes", "0"], "--episodes", "0"),
+]
+
+
+@pytest.mark.parametrize(("args", "name", "value"), BAD_COUNTS, ids=[" ".join(c[0]) for c in BAD_COUNTS])
+def test_counts_below_one_are_refused(tmp_path: Path, args: list[str], name: str, value: str) -> None:
+    logs = tmp_path / "logs"
+    res = run_cli("eval", *args, "--log-dir", str(logs), "--quiet")
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1, (res.returncode, res.stderr[-2000:])
+    assert name in lines[0] and value in lines[0] and "Traceback" not in res.stderr, lines[0]
+    assert not logs.exists(), "a refused run must leave no run directory"
+
+
+def test_counts_below_one_are_refused_by_the_library_and_the_gym_face(tmp_path: Path) -> None:
+    import gymnasium
+
+    import playbench
+    from playbench.core.errors import PlaybenchError
+    from playbench.core.registry import get_task
+    from playbench.gymenvs import gym_id
+
+    for options, needle in [({"episodes": 0}, "--episodes 0"), ({"episodes": -3}, "--episodes -3"),
+                            ({"episodes": True}, "--episodes True"),
+                            ({"task_params": {"max_steps": 0}}, "'max_steps'"),
+                            ({"task_params": {"episodes": -3}}, "'episodes'")]:
+        with pytest.raises(PlaybenchError, match=needle):
+            playbench.eval("smartplay/hanoi-3", log_dir=tmp_path, **options)
+    assert not any(tmp_path.iterdir())
+    with pytest.raises(PlaybenchError, match="'max_steps'"):
+        gymnasium.make(gym_id("smartplay/hanoi-3"), max_steps=-1)
+    task = get_task("smartplay/hanoi-3")  # a group's preset of 0 episodes is refused too
+    with pytest.raises(PlaybenchError, match="episodes=0"):
+        task.check_episodes(task.params({}), 0)
+
+
+UNDECODABLE = [
+    ([b"-M", b"stop=a\xffb"], "-M stop=a\\xffb"),
+    ([b"-M", b"temperature=\xff"], "-M temperature=\\xff"),
+    ([b"-T", b"history=\xfe"], "-T history=\\xfe"),
+    ([b"-A", b"compat=\xff"], "-A compat=\\xff"),
+    ([b"--label", b"run \xff"], "--label run \\xff"),
+    ([b"--base-url", b"http://127.0.0.1:9/\xff"], "--base-url http://127.0.0.1:9/\\xff"),
+    ([b"smartplay/rps-\xff"], "task id smartplay/rps-\\xff"),
+    ([b"--log-dir", b"runs-\xff"], "--log-dir runs-\\xff"),
+]
+
+
+@pytest.mark.parametrize(("extra", "needle"), UNDECODABLE, ids=[c[1].split()[0] + "-" + str(i) for i, c in
+                                                                 enumerate(UNDECODABLE)])
+def test_undecodable_arguments_are_one_line(tmp_path: Path, extra: list[bytes], needle: str) -> None:
+    """Bytes that are not UTF-8, passed as a shell passes them (click sees lone surrogates)."""
+    from helpers import PLAYBENCH
+
+    argv = [*map(os.fsencode, PLAYBENCH), b"eval", b"smartplay/hanoi-3", b"--model", b"mock/demo",
+            b"--episodes", b"1", b"--quiet", *([] if b"--log-dir" in extra else [b"--log-dir", b"runs"]), *extra]
+    res = subprocess.run(argv, capture_output=True, cwd=tmp_path, timeout=120)
+    lines = res.stderr.decode("utf-8", "replace").strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1, (res.returncode, lines[-20:])
+    assert lines[0] == f"error: {needle}: not valid UTF-8", lines[0]
+    assert not any(tmp_path.iterdir()), "a refused run must leave no folder"
+
+
+def test_undecodable_text_is_refused_by_the_library(tmp_path: Path) -> None:
+    import playbench
+    from playbench.core.errors import PlaybenchError
+
+    for options, needle in [({"model_params": {"stop": "a\udcffb"}}, "-M stop=a\\\\xffb"),
+                            ({"label": "\udcfe"}, "--label \\\\xfe"),
+                            ({"task_params": ["history=\ud800"]}, "-T history=\\\\ud800")]:
+        with pytest.raises(PlaybenchError, match=needle):
+            playbench.eval("smartplay/hanoi-3", model="mock/demo", log_dir=tmp_path, **options)
+    assert not any(tmp_path.iterdir())
