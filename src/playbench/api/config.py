@@ -108,13 +108,11 @@ def _shown(text: str) -> str:
 
 
 def _texts(value: Any) -> Iterator[str]:
-    """The strings in an option's value (a text, a path, or a list or mapping of them)."""
+    """The strings in an option's value (a text, a path, a list of them, or a mapping as ``key=value`` items)."""
     if isinstance(value, str | PurePath):
         yield str(value)
     elif isinstance(value, Mapping):
-        for key, item in value.items():
-            yield from _texts(key)
-            yield from _texts(item)
+        yield from key_value_items(value)
     elif isinstance(value, list | tuple | set | frozenset):
         for item in value:
             yield from _texts(item)
