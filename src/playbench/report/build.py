@@ -9,6 +9,7 @@ from typing import Any
 from playbench.core.records import STATUSES, EpisodeRecord
 from playbench.log.read import RunLog
 from playbench.stats import summarize
+from playbench.stats.metric import COMPLETION, PROGRESS, SCORE, Metric
 
 # A suite name as the registry spells them; anything else in a record's task id names no module.
 _SUITE = re.compile(r"[a-z][a-z0-9_]*")
@@ -21,7 +22,7 @@ def suite_of(task_id: str) -> str | None:
 
 
 def suite_module(suite: str) -> Any | None:
-    """A suite's optional ``summary`` module (``summarize``, ``task_extras``, ``render``, ``score_is_fraction``).
+    """A suite's optional ``summary`` module (``summarize``, ``task_extras``, ``render``, ``score_metric``).
 
     ``suite`` comes from record task ids, so only a plain lower-case name is looked up: a dotted or
     relative name could otherwise reach other modules.
@@ -59,12 +60,24 @@ def usage_total(usages: list[dict[str, int]]) -> dict[str, Any]:
     return out
 
 
+def score_metric(task_id: str) -> Metric:
+    """What a task's score is, as its suite declares it (``score_metric`` in the suite's ``summary``).
+
+    Every face that shows a score's interval (report, compare, viewer, plots) reads it from here, so a
+    metric gets one method whatever values a run holds; a suite that declares nothing gets a plain mean.
+    """
+    suite = suite_of(task_id)
+    module = suite_module(suite) if suite is not None else None
+    declared = module.score_metric(task_id) if module is not None and hasattr(module, "score_metric") else None
+    return declared if isinstance(declared, Metric) else SCORE
+
+
 def task_report(task_id: str, records: list[EpisodeRecord], scheduled: int = 0) -> dict[str, Any]:
     """Counts over every episode (``errors``: every status but ``ok``); scores over ``ok`` episodes only."""
     ok = [r for r in records if r.status == "ok"]
     # suite extras assume a task the run scheduled; a stray record's task id may name anything
     module = suite_module(task_id.split("/", 1)[0]) if scheduled else None
-    fraction = bool(module is not None and hasattr(module, "score_is_fraction") and module.score_is_fraction(task_id))
+    metric = score_metric(task_id) if scheduled else SCORE
     status = {s: 0 for s in STATUSES}
     usage: dict[str, int] = defaultdict(int)
     for r in records:
@@ -76,9 +89,9 @@ def task_report(task_id: str, records: list[EpisodeRecord], scheduled: int = 0) 
         "scheduled": scheduled,
         "status": status,
         "errors": len(records) - status["ok"],
-        "score": summarize([r.score for r in ok if r.score is not None], proportion=fraction),
-        "completion": summarize([r.completion for r in ok if r.completion is not None], proportion=True),
-        "progress": summarize([r.progress for r in ok if r.progress is not None], proportion=True),
+        "score": summarize([r.score for r in ok if r.score is not None], metric),
+        "completion": summarize([r.completion for r in ok if r.completion is not None], COMPLETION),
+        "progress": summarize([r.progress for r in ok if r.progress is not None], PROGRESS),
         "steps": sum(r.steps for r in records),
         "invalid_actions": sum(r.invalid_actions for r in records),
         "usage": usage_total([dict(usage)]),

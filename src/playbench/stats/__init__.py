@@ -1,6 +1,19 @@
-"""Statistics used by report, compare and the viewer: one small package, one place."""
+"""Statistics used by report, compare and the viewer: one small package, one place.
 
-from playbench.stats.intervals import bootstrap_mean, wilson
-from playbench.stats.summary import mean_stderr, summarize
+Names load on first use (PEP 562), so declaring a metric (``playbench.stats.metric``) in a suite's facts
+table imports no numpy.
+"""
 
-__all__ = ["bootstrap_mean", "mean_stderr", "summarize", "wilson"]
+import importlib
+from typing import Any
+
+_WHERE = {"bootstrap_mean": "intervals", "interval": "intervals", "wilson": "intervals",
+          "mean_stderr": "summary", "summarize": "summary", "Metric": "metric"}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'playbench.stats' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"playbench.stats.{_WHERE[name]}"), name)

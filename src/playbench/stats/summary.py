@@ -1,10 +1,11 @@
-"""Means, standard errors and range-respecting 95% confidence intervals (see ``intervals``)."""
+"""Means, standard errors and 95% confidence intervals by each metric's declared method (see ``intervals``)."""
 
 import math
 from collections.abc import Sequence
 from typing import Any
 
 from playbench.stats.intervals import interval
+from playbench.stats.metric import SCORE, Metric
 
 
 def mean_stderr(values: Sequence[float], ddof: int = 1) -> tuple[float | None, float | None]:
@@ -19,15 +20,14 @@ def mean_stderr(values: Sequence[float], ddof: int = 1) -> tuple[float | None, f
     return mean, math.sqrt(var) / math.sqrt(n)
 
 
-def summarize(values: Sequence[float], proportion: bool = False) -> dict[str, Any]:
+def summarize(values: Sequence[float], metric: Metric = SCORE) -> dict[str, Any]:
     """``{"mean", "stderr", "ci95": [lo, hi], "ci_method", "n"}``; undefined parts are ``None`` (JSON null).
 
-    ``ci95`` is a Wilson interval for a success rate (``proportion``) whose values are all 0 or 1, else a
-    percentile bootstrap of the mean: both stay inside the metric's range. One value alone has no
-    bootstrap interval.
+    ``ci95`` is the interval ``metric`` declares (Wilson for a rate, a bootstrap inside the range for a
+    bounded mean, a bootstrap for a plain mean); ``ci_method`` names it.
     """
     values = [float(v) for v in values]
     mean, se = mean_stderr(values)
-    ci, method = interval(values, proportion)
+    ci, method = interval(values, metric)
     return {"mean": mean, "stderr": se, "ci95": list(ci) if ci is not None else [None, None],
             "ci_method": method, "n": len(values)}

@@ -8,7 +8,13 @@ aliases, in BALROG's environment order (the order of ``balrog/all``). Games, the
 
 from dataclasses import dataclass
 
+from playbench.stats.metric import Metric
 from playbench.suites.balrog.babaisai.data import LEVELS
+
+#: An episode's progression where it is a success (1) or not (0): a rate, with Wilson intervals.
+SUCCESS = Metric("progression", "rate")
+#: A progression with partial credit (achievements, points, dungeon depth) in [0, 1]: a bounded mean.
+PARTIAL = Metric("progression", "bounded-mean", 0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -21,6 +27,8 @@ class BalrogEnv:
     paper_episodes: int
     #: The action executed when the model's output is not a valid one (§1); TextWorld accepts any text.
     default_action: str | None
+    #: What an episode's progression (its score) is: ``SUCCESS`` or ``PARTIAL`` (its interval follows).
+    progression: Metric = SUCCESS
 
     def episodes(self, preset: str) -> int:
         """Episodes per task under a preset (``config`` or ``paper``)."""
@@ -50,11 +58,11 @@ class BalrogTask:
 #: The six environments in BALROG's order (the summary table's column order).
 ENVS: tuple[BalrogEnv, ...] = (
     BalrogEnv("babyai", "BabyAI", 10, 25, "go forward"),
-    BalrogEnv("crafter", "Crafter", 10, 10, "Noop"),
-    BalrogEnv("textworld", "TextWorld", 10, 20, None),
+    BalrogEnv("crafter", "Crafter", 10, 10, "Noop", PARTIAL),
+    BalrogEnv("textworld", "TextWorld", 10, 20, None, PARTIAL),
     BalrogEnv("babaisai", "Baba Is AI", 3, 5, "idle"),
     BalrogEnv("minihack", "MiniHack", 5, 5, "north"),
-    BalrogEnv("nle", "NetHack", 5, 5, "esc"),
+    BalrogEnv("nle", "NetHack", 5, 5, "esc", PARTIAL),
 )
 
 

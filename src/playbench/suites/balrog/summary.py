@@ -14,12 +14,15 @@ from typing import Any
 
 from playbench.core.records import EpisodeRecord
 from playbench.stats.intervals import interval
+from playbench.stats.metric import Metric
 from playbench.suites.balrog.facts import ENVS as ENV_ROWS
-from playbench.suites.balrog.facts import env_names
+from playbench.suites.balrog.facts import PARTIAL, env_names
 
 ENVS: tuple[str, ...] = env_names()
 #: Column titles of the paper's tables (from the facts' environment rows).
 ENV_TITLES: dict[str, str] = {e.name: e.title for e in ENV_ROWS}
+#: What each environment's progression is (a success rate or a partial progression), from the facts.
+ENV_METRICS: dict[str, Metric] = {e.name: e.progression for e in ENV_ROWS}
 
 
 def mean(xs: list[float]) -> float:
@@ -56,16 +59,26 @@ def env_of(task_id: str) -> str:
     return parts[1] if len(parts) > 2 else parts[-1]
 
 
+def env_metric(env: str) -> Metric:
+    """The declared kind of an environment's progression (a partial one in [0, 1] for an unknown name)."""
+    return ENV_METRICS.get(env, PARTIAL)
+
+
+def score_metric(task_id: str) -> Metric:
+    """A BALROG task's score is its environment's progression (its interval method follows the facts)."""
+    return env_metric(env_of(task_id))
+
+
 def progressions(records: list[EpisodeRecord]) -> list[float]:
     """The progressions of the scored (``ok``) episodes."""
     return [float(r.score or 0.0) for r in records if r.status == "ok"]
 
 
-def _block(xs: list[float]) -> dict[str, Any]:
-    """Mean, both standard errors and a 95% CI (Wilson for 0/1 progressions, else bootstrap), in %."""
+def _block(xs: list[float], metric: Metric) -> dict[str, Any]:
+    """Mean, both standard errors and a 95% CI by the environment's declared method (``metric``), in %."""
     if not xs:  # nothing scored: no number rather than a 0 that looks measured
         return {"mean": None, "stderr": None, "stderr_sample": None, "ci95": [None, None], "ci_method": None}
-    ci, method = interval(xs, proportion=True)
+    ci, method = interval(xs, metric)
     return {
         "mean": 100 * mean(xs),
         "stderr": 100 * stderr_population(xs),
@@ -82,20 +95,21 @@ def normal_ci(value: float | None, error: float | None) -> list[float | None]:
     return [max(0.0, value - 1.96 * error), min(100.0, value + 1.96 * error)]
 
 
-def summarize_env(tasks: dict[str, list[EpisodeRecord]], scheduled: dict[str, int]) -> dict[str, Any]:
+def summarize_env(env: str, tasks: dict[str, list[EpisodeRecord]], scheduled: dict[str, int]) -> dict[str, Any]:
     """One environment's summary from its tasks' records."""
+    metric = env_metric(env)
     pooled: list[float] = []
     per_task: dict[str, Any] = {}
     for tid in sorted(set(tasks) | set(scheduled)):
         xs = progressions(tasks.get(tid, []))
         pooled += xs
-        per_task[tid] = {**_block(xs), "episodes_scored": len(xs),
+        per_task[tid] = {**_block(xs, metric), "episodes_scored": len(xs),
                          "episodes_scheduled": scheduled.get(tid, len(tasks.get(tid, [])))}
     scored_tasks = [t for t in per_task.values() if t["episodes_scored"]]
     balanced = mean([t["mean"] for t in scored_tasks]) if scored_tasks else None
     balanced_se = combine_stderr([t["stderr_sample"] for t in scored_tasks]) if scored_tasks else None
     return {
-        **_block(pooled),
+        **_block(pooled, metric),
         "mean_task_balanced": balanced,
         "stderr_task_balanced": balanced_se,
         "episodes_scored": len(pooled),
@@ -134,19 +148,14 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
     if not names:
         return None
     order = [e for e in ENVS if e in names] + sorted(names - set(ENVS))
-    envs = {env: summarize_env(by_env.get(env, {}), sched_env.get(env, {})) for env in order}
+    envs = {env: summarize_env(env, by_env.get(env, {}), sched_env.get(env, {})) for env in order}
     return {"envs": envs, "overall": overall(envs)}
-
-
-def score_is_fraction(task_id: str) -> bool:
-    """A BALROG score is a progression in [0, 1] (0/1 success for most environments)."""
-    return True
 
 
 def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
     """BALROG's per-task numbers (progression %, standard error) for the ``tasks`` map."""
     xs = progressions(records)
-    block = _block(xs)
+    block = _block(xs, score_metric(task_id))
     extras: dict[str, Any] = {"balrog": {"env": env_of(task_id), "progression_percentage": block["mean"],
                                          "standard_error": block["stderr"], "episodes_played": len(xs)}}
     if env_of(task_id) == "crafter":

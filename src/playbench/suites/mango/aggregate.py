@@ -10,6 +10,7 @@ from typing import Any
 
 from playbench.stats import mean_stderr
 from playbench.stats.intervals import interval
+from playbench.suites.mango.facts import ANSWER_METRICS
 
 ERROR_KEYS = {"parse_error": "parse", "id_error": "id", "unanswerable": "unanswerable", "step_num_error": "step_num"}
 
@@ -18,20 +19,20 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-#: the 0/1 outcomes of a bucket, which get Wilson intervals
+#: the successes of a bucket: report key -> row field (its interval method: ``facts.ANSWER_METRICS``)
 RATES = {"success_rate": "strict", "loose": "loose", "reasoning": "reasoning"}
 
 
 def uncertainty(valid: list[dict]) -> dict[str, Any]:
     """95% intervals of the three success rates and the path length's standard error.
 
-    Wilson intervals where every value is 0 or 1 (strict and reasoning always are); a seeded bootstrap
-    otherwise (``loose`` gives partial credit).
+    Each by its declared method (``facts.ANSWER_METRICS``): Wilson for strict and reasoning (0/1), a
+    bootstrap inside [0, 1] for ``loose`` (partial credit), whatever values a bucket happens to hold.
     """
     ci95: dict[str, list[float] | None] = {}
     for key, field in RATES.items():
         values = [float(r[field]) for r in valid]
-        ci, _ = interval(values, proportion=True)
+        ci, _ = interval(values, ANSWER_METRICS[field])
         ci95[key] = None if ci is None else list(ci)
     _, path_se = mean_stderr([float(r["path_len"]) for r in valid])
     return {"ci95": ci95, "path_len_stderr": path_se}
@@ -40,7 +41,7 @@ def uncertainty(valid: list[dict]) -> dict[str, Any]:
 def bucket(rows: list[dict], n: int | None = None) -> dict[str, Any]:
     """Counts and means over the valid rows among ``rows`` (``n`` = how many records the bucket covers).
 
-    ``ci95`` holds the Wilson intervals of ``success_rate``, ``loose`` and ``reasoning``.
+    ``ci95`` holds the 95% intervals of ``success_rate``, ``loose`` and ``reasoning``.
     """
     valid = [r for r in rows if r["status"] == "scored"]
     total_len = sum(r["path_len"] for r in valid)

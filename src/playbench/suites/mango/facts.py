@@ -3,6 +3,13 @@
 from dataclasses import dataclass
 from typing import Literal
 
+from playbench.stats.metric import Metric
+
+#: Every MANGO task's score: a 0/1 success (strict for DF/RF questions, the goal reached in a minigame).
+SCORE = Metric("success", "rate")
+#: The three successes of a DF/RF answer: strict and reasoning are 0/1; loose gives partial credit in [0, 1].
+ANSWER_METRICS: dict[str, Metric] = {"strict": Metric("strict", "rate"), "reasoning": Metric("reasoning", "rate"),
+                                     "loose": Metric("loose", "bounded-mean", 0.0, 1.0)}
 
 @dataclass(frozen=True)
 class MangoTask:

@@ -4,7 +4,9 @@ from typing import Any
 
 from playbench.core.records import EpisodeRecord
 from playbench.stats import wilson
+from playbench.stats.metric import Metric
 from playbench.suites.mango.aggregate import summarize_rows
+from playbench.suites.mango.facts import SCORE
 from playbench.suites.mango.facts import TASKS as ROWS
 
 # task id -> its DF/RF part of the report
@@ -38,9 +40,9 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
     return out or None
 
 
-def score_is_fraction(task_id: str) -> bool:
-    """A MANGO score is a 0/1 success (strict for DF/RF questions, reaching the goal for the minigame)."""
-    return True
+def score_metric(task_id: str) -> Metric:
+    """A MANGO score is a 0/1 success (``facts.SCORE``): a rate."""
+    return SCORE
 
 
 def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:

@@ -9,6 +9,8 @@ This module imports no game code.
 from dataclasses import dataclass
 from typing import Literal
 
+from playbench.stats.metric import Metric
+
 #: The nine capabilities of Table 3, in the order of every ``degrees`` tuple.
 CAPABILITIES: tuple[str, ...] = (
     "Long Text Understanding",
@@ -65,6 +67,22 @@ class SmartPlayTask:
     def limits(self) -> tuple[int, int]:
         """``(steps, history)`` defaults of the game."""
         return self.steps, self.history
+
+    @property
+    def score(self) -> Metric:
+        """What the raw score is, for its interval: a range only where no parameter moves it.
+
+        Hanoi counts the disks on the goal rod, Messenger ends in -1..1, Minecraft's goal is reached or
+        not; bandits and RPS count rounds up to ``-T max_steps`` and Crafter's running sum has no top, so
+        those are plain means.
+        """
+        if self.game == "hanoi":
+            return Metric("score", "bounded-mean", 0.0, float(self.variant or 0))
+        if self.game == "messenger":
+            return Metric("score", "bounded-mean", -1.0, 1.0)
+        if self.game == "minecraft":
+            return Metric("score", "rate")
+        return Metric("score")
 
     @property
     def aliases(self) -> tuple[str, ...]:

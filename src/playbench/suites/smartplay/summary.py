@@ -13,6 +13,7 @@ from rich.table import Table
 
 from playbench.core.records import EpisodeRecord
 from playbench.stats import summarize as summarize_values
+from playbench.stats.metric import Metric
 from playbench.suites.smartplay.capabilities import CAPABILITIES, Weighting, capability_scores, degrees
 from playbench.suites.smartplay.scoring import benchmark_rows, benchmark_tasks, facts_of, normalize
 
@@ -61,14 +62,22 @@ def normalized_score(task_id: str, records: list[EpisodeRecord]) -> tuple[float,
 def normalized_stats(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any] | None:
     """``{"value", "kind", "stderr", "ci95", "ci_method", "n"}`` of a task's normalized score, or None.
 
-    Normalization is linear, so the interval is the raw score's (bootstrap or Wilson) interval mapped.
+    Normalization is linear and increasing, so the statistics are the raw score's, by the method its
+    facts row declares (``SmartPlayTask.score``), mapped.
     """
     res = normalized_values(task_id, records)
-    if res is None:
+    row = facts_of(task_id)
+    if res is None or row is None:
         return None
-    stat = summarize_values(res[0])
-    return {"value": stat["mean"], "kind": res[1], "stderr": stat["stderr"], "ci95": stat["ci95"],
-            "ci_method": stat["ci_method"], "n": stat["n"]}
+    stat = summarize_values(_scores(records), row.score)
+    span = row.reference.high - row.reference.low
+
+    def mapped(x: float | None) -> float | None:
+        return None if x is None else (x - row.reference.low) / span
+
+    return {"value": math.fsum(res[0]) / len(res[0]), "kind": res[1],
+            "stderr": None if stat["stderr"] is None else stat["stderr"] / span,
+            "ci95": [mapped(x) for x in stat["ci95"]], "ci_method": stat["ci_method"], "n": stat["n"]}
 
 
 def capability_errors(stats: dict[str, dict[str, Any]], weighting: Weighting) -> dict[str, float | None]:
@@ -105,6 +114,12 @@ def _manual_source(records: list[EpisodeRecord]) -> dict[str, Any]:
         return {}
     return {"manual_source": sources[0] if len(sources) == 1 else sources,
             "note": "; ".join(source_note(s) for s in sources)}
+
+
+def score_metric(task_id: str) -> Metric | None:
+    """The declared kind of a task's raw score (its facts row's), None for an id with no row."""
+    row = facts_of(task_id)
+    return None if row is None else row.score
 
 
 def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
