@@ -294,7 +294,7 @@ def write_site(runs: list[RunLog], out: Path, live: bool = False) -> Path:
         lines.append(_run_line(k, report, facts))
         run = report["run"]
         summaries.append({"run_id": run["run_id"], "model": run["model"], "agent": run["agent"],
-                          "seed": run["seed"], "note": run["episodes"]["note"]})
+                          "seed": run["seed"], "note": run["episodes"]["note"], "label": facts["label"]})
     _write(out / "data" / "runs.js", js_call("PB.setRuns", summaries, list(STATUSES), live))
     if not live or not _regular(out / "data" / "live.js"):
         write_live(out, version=0, done=not live)

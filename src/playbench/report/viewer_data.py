@@ -205,7 +205,7 @@ def _when(text: Any) -> datetime | None:
 
 
 def run_facts(store: RunLog, records: list[EpisodeRecord]) -> dict[str, Any]:
-    """What the overview says of a run beyond the report: strategy, versions, tokens, cost and duration."""
+    """What the overview says of a run beyond the report: its label, strategy, versions, tokens, cost, duration."""
     meta = store.meta
     usage: dict[str, int] = {}
     for r in records:
@@ -216,7 +216,10 @@ def run_facts(store: RunLog, records: list[EpisodeRecord]) -> dict[str, Any]:
     begin = min((s for s, _ in starts if s is not None), default=None)
     ends = [s.timestamp() + float(d) for s, d in starts if s is not None and isinstance(d, int | float)]
     busy = sum(float(d) for _, d in starts if isinstance(d, int | float))
+    label = meta.settings.get("label")
     return {
+        # the run's own name (``eval --label``): user text, shown by the page with textContent only
+        "label": label if isinstance(label, str) and label else None,
         "agent_params": meta.config.agent_params,
         "model_params": meta.config.model_params,
         "versions": meta.versions,
