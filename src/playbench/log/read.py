@@ -28,7 +28,7 @@ class RunLog:
         self.path = path
         self.meta = meta
         self.root = path.resolve()  # the run's directory, resolved once: the user may name it through a link
-        self._indexes: dict[Path, Any] = {}  # shard file -> its ShardIndex, built on first read
+        self._indexes: dict[str, Any] = {}  # shard (as records name it) -> its ShardIndex, built on first read
 
     @classmethod
     def open(cls, path: Path | str) -> Self:
@@ -130,13 +130,13 @@ class RunLog:
         if not record.trajectory:
             return
         relative, tag = split_reference(record.trajectory)
-        file = self.inside(relative)
+        self.inside(relative)
         try:
-            yield from self._steps(record, relative, file, tag)
+            yield from self._steps(record, relative, tag)
         except UnsafeRunFile as exc:
             raise PlaybenchError(f"the steps of {record.task} #{record.index} cannot be read: {exc}") from None
 
-    def _steps(self, record: EpisodeRecord, relative: str, file: Path, tag: str | None) -> Iterator[StepRecord]:
+    def _steps(self, record: EpisodeRecord, relative: str, tag: str | None) -> Iterator[StepRecord]:
         if tag is not None:
             from playbench.log.shard import ShardCorrupt, ShardIndex, parse_tag
 
@@ -144,9 +144,9 @@ class RunLog:
                 number = parse_tag(tag)
                 if number is None:
                     raise ShardCorrupt(f"{record.trajectory!r} names no episode")
-                index = self._indexes.get(file)
+                index = self._indexes.get(relative)
                 if index is None or not index.has(number):  # a run still being written grows: index again
-                    index = self._indexes[file] = ShardIndex(lambda: self._reader(relative))
+                    index = self._indexes[relative] = ShardIndex(lambda: self._reader(relative))
                 yield from index.read(number)
             except UnsafeRunFile:
                 raise

@@ -40,6 +40,7 @@ CHUNK_BYTES = 64 * 1024
 MAX_STEP_BYTES = 32 * 1024 * 1024
 _HEADER = struct.Struct("<3sBQII")
 _MAGIC, _FIRST, _LAST = b"PBT", 1, 2
+_PIECE = 1 << 20  # bytes inflated at a time
 _LEVEL = 1  # zlib level: 1 already shrinks step lines ~15x; higher levels cost more CPU for a few %
 
 
@@ -166,19 +167,31 @@ class ShardCorrupt(ValueError):
 
 
 def _inflate(payload: bytes, tag: int) -> bytes:
-    """A chunk's step lines; ShardCorrupt if they do not decompress or would take more than a chunk holds."""
+    """A chunk's step lines; ShardCorrupt if they do not decompress or would take more than a chunk holds.
+
+    Inflated a piece at a time, so a chunk that inflates past the bound is caught holding little more than it.
+    """
     limit = max_inflated()
     inflater = zlib.decompressobj()
+    pieces: list[bytes] = []
+    size = 0
+    pending = payload
     try:
-        data = inflater.decompress(payload, limit + 1)  # never more than this is held, whatever it claims
+        while True:
+            piece = inflater.decompress(pending, _PIECE)
+            size += len(piece)
+            if size > limit:
+                raise ShardCorrupt(f"a chunk of episode {tag >> 16} is damaged (it inflates past the {limit} "
+                                   "bytes a chunk holds)")
+            pieces.append(piece)
+            pending = inflater.unconsumed_tail
+            if inflater.eof or not (piece or pending):
+                break
     except zlib.error as exc:
         raise ShardCorrupt(f"a chunk of episode {tag >> 16} does not decompress ({exc})") from None
-    if len(data) > limit:
-        raise ShardCorrupt(f"a chunk of episode {tag >> 16} is damaged (it inflates past the {limit} bytes "
-                           f"a chunk holds)")
     if not inflater.eof:
         raise ShardCorrupt(f"a chunk of episode {tag >> 16} does not decompress (it ends too early)")
-    return data
+    return b"".join(pieces)
 
 
 def _chunks(fh: IO[bytes], check: bool) -> Iterator[tuple[int, int, int, int]]:

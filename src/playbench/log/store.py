@@ -61,6 +61,15 @@ def _meta_bytes(meta: RunMeta) -> bytes:
     return (meta.model_dump_json(indent=2) + "\n").encode()
 
 
+def _problem(exc: ValueError) -> str:
+    """The first thing a validation found wrong, in one line."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return f"{where}: {first['msg']}" if where else first["msg"]
+    return str(exc).splitlines()[0]
+
+
 def _episode_line(record: EpisodeRecord) -> bytes:
     """The record as a line of ``episodes.jsonl``; a non-finite number in it is a StoreWriteError."""
     for name, value in record.__dict__.items():
@@ -108,7 +117,7 @@ class RunStore(RunLog):
             meta = RunMeta(run_id=name, created_at=now.isoformat(timespec="seconds"), **meta_fields)
             content = _meta_bytes(meta)
         except (ValidationError, ValueError) as exc:
-            raise PlaybenchError(f"cannot create a run: {str(exc).splitlines()[0]}") from None
+            raise PlaybenchError(f"cannot create a run: {_problem(exc)}") from None
         try:
             log_dir.mkdir(parents=True, exist_ok=True)
             path.mkdir()
