@@ -48,6 +48,9 @@ class BalrogTask:
     kind: str = ""
     #: TextWorld: the step count its prompt states, used with ``-T step_limit=prompt`` (B10).
     prompt_steps: int | None = None
+    #: A typical episode's length, for ``eval --dry-run``'s typical cost, where the step limit is far above
+    #: it (None: priced at the limit). Source: the median of 5 episodes of playbench's random agent, seed 0.
+    typical_steps: int | None = None
 
     @property
     def id(self) -> str:
@@ -81,7 +84,7 @@ TASKS: tuple[BalrogTask, ...] = (
     _babyai("open", 128),
     _babyai("putnext", 128),
     _babyai("pick_up_seq_go_to", 128),
-    BalrogTask("crafter", "default", 2000),
+    BalrogTask("crafter", "default", 2000, typical_steps=137),
     BalrogTask("textworld", "treasure_hunter", 80, prompt_steps=40),
     BalrogTask("textworld", "the_cooking_game", 80, prompt_steps=80),
     BalrogTask("textworld", "coin_collector", 80, prompt_steps=25),
@@ -94,7 +97,8 @@ TASKS: tuple[BalrogTask, ...] = (
     _minihack("corridorbattle-dark", "MiniHack-CorridorBattle-Dark-v0", "plain"),
     _minihack("quest-easy", "MiniHack-Quest-Easy-v0", "plain"),
     _minihack("quest-medium", "MiniHack-Quest-Medium-v0", "plain"),
-    BalrogTask("nle", "nethackchallenge", 100_000, ("NetHackChallenge-v0",), "NetHackChallenge-v0", "plain"),
+    BalrogTask("nle", "nethackchallenge", 100_000, ("NetHackChallenge-v0",), "NetHackChallenge-v0", "plain",
+               typical_steps=232),
 )
 
 _ENV_BY_NAME = {env.name: env for env in ENVS}
