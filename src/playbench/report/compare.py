@@ -4,6 +4,10 @@ Per task, statistics are on the task's own scale. The ``overall`` row pools ever
 normalizing each task's scores to [0, 1] by the range the task's scores span across both runs
 (``(x - min) / (max - min)``; a task whose scores are all equal contributes 0 differences), so a task
 scored 0–50 (RPS) does not outweigh one scored 0–3 (Hanoi). Runs that share no task are refused.
+
+Each task also gives each run's own 95% interval of the mean it compares (``interval_a``, ``interval_b``)
+by the method the task's score declares (``build.score_metric``), the same as ``report``, the viewer and
+plots give it.
 """
 
 import warnings
@@ -15,8 +19,9 @@ import numpy as np
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord
 from playbench.log.read import RunLog
-from playbench.report.build import coverage, run_label
+from playbench.report.build import coverage, run_label, score_metric
 from playbench.stats.compare import paired, unpaired
+from playbench.stats.intervals import interval
 
 #: How the overall row pools tasks (shown in reports and docs).
 POOLING = "per-task min-max normalized over both runs, then pooled"
@@ -53,6 +58,15 @@ def _normalizer(xa: list[float], xb: list[float]) -> tuple[float, float]:
     return low, high - low
 
 
+def _intervals(task: str, xa: list[float], xb: list[float]) -> dict[str, Any]:
+    """Each run's 95% interval of its compared mean, by the task's declared method (None: no interval)."""
+    metric = score_metric(task)
+    ci_a, method = interval(xa, metric)
+    ci_b, method_b = interval(xb, metric)
+    return {"interval_a": None if ci_a is None else list(ci_a), "interval_b": None if ci_b is None else list(ci_b),
+            "interval_method": method or method_b}
+
+
 def _task_names(store: RunLog) -> set[str]:
     return {t.id for t in store.meta.config.tasks}
 
@@ -87,16 +101,18 @@ def _compare(a: RunLog, b: RunLog, metric: str, shared_tasks: set[str]) -> dict[
             tasks[task] = {"paired": False, "n": 0, "note": f"only in run {only}: not compared"}
             continue
         common = sorted(set(sa.get(task, {})) & set(sb.get(task, {})))
+        # the means compared: over the shared episodes, else over each run's own
+        xa = [sa[task][s] for s in common] if common else list(sa.get(task, {}).values())
+        xb = [sb[task][s] for s in common] if common else list(sb.get(task, {}).values())
         if common:
-            xa = [sa[task][s] for s in common]
-            xb = [sb[task][s] for s in common]
             tasks[task] = paired(xa, xb)
             low, span = _normalizer(xa, xb)
             norm_a += [(x - low) / span if span else 0.0 for x in xa]
             norm_b += [(x - low) / span if span else 0.0 for x in xb]
         else:
-            tasks[task] = unpaired(list(sa.get(task, {}).values()), list(sb.get(task, {}).values()))
+            tasks[task] = unpaired(xa, xb)
             tasks[task]["note"] = "no shared episodes (different seeds?): unpaired test"
+        tasks[task].update(_intervals(task, xa, xb))
         tasks[task]["errors"] = {"a": dict(ea.get(task, {})), "b": dict(eb.get(task, {}))}
     if norm_a:
         overall = {**paired(norm_a, norm_b), "pooling": POOLING}

@@ -1,8 +1,13 @@
 """Figures from reports (PNG and SVG via matplotlib), one per suite and one of every task's score.
 
-Every bar carries its uncertainty: 95% intervals (Wilson or bootstrap, inside the metric's range) where
-the report has them, else ± one standard error (said on the axis). Each run is labelled by its own
-label (``eval --label``), else model + agent; equal labels get the run id appended.
+Every bar carries its uncertainty: the report's 95% interval, by the method the metric declares
+(``stats.metric``: Wilson for a rate, a bootstrap inside the range for a bounded mean), so two runs of the
+same metric are measured alike; a mean without an interval says ``no CI`` above its bar. GRASP's table has
+standard errors only, and its axis says ``± SE``. Each run has one colour in every figure (its place in
+the command line), whatever tasks it holds; a run's several GRASP tasks differ by hatching. A mean of 0
+is drawn as a thick line at 0, so it reads as measured rather than missing (a missing mean says ``n/a``).
+Each run is labelled by its own label (``eval --label``), else model + agent; equal labels get the run id
+appended.
 """
 
 import math
@@ -50,33 +55,60 @@ def _save(fig: Any, out: Path, name: str, tight: bool = True) -> list[Path]:
     return paths
 
 
-def _err(mean: float | None, ci: Any, stderr: float | None = None) -> tuple[float, float]:
-    """(below, above) error-bar lengths from a [lo, hi] interval, else ± stderr, else none."""
-    if mean is None:
-        return 0.0, 0.0
-    if ci and ci[0] is not None and ci[1] is not None:
-        return max(0.0, mean - ci[0]), max(0.0, ci[1] - mean)
-    if stderr is not None:
-        return stderr, stderr
-    return 0.0, 0.0
+#: GRASP: a run's several tasks share its colour and differ by hatching (the first plain)
+HATCHES: tuple[str | None, ...] = (None, "//", "..", "xx")
 
 
-def _grouped_bars(ax: Any, groups: list[str], series: list[tuple[str, list[tuple[float | None, tuple[float, float]]]]],
-                  ) -> None:
-    """Bars of several series over groups: ``series`` = [(label, [(value or None, (below, above))])].
+def colour(k: int) -> str:
+    """Run ``k``'s colour, the same in every figure."""
+    return f"C{k % 10}"
 
-    A missing value draws no bar and is marked ``n/a`` (never a 0 that looks measured).
-    """
+
+#: (below, above) error-bar lengths, or None: the mean has no interval
+Err = tuple[float, float] | None
+#: one bar: (mean or None, its error bar)
+Cell = tuple[float | None, Err]
+
+
+def _err(mean: float | None, ci: Any) -> Err:
+    """(below, above) error-bar lengths from the report's [lo, hi] interval; None without one."""
+    if mean is None or not ci or ci[0] is None or ci[1] is None:
+        return None
+    return max(0.0, mean - ci[0]), max(0.0, ci[1] - mean)
+
+
+def _se(mean: float | None, stderr: float | None) -> Err:
+    """± one standard error, for tables that have no interval (GRASP)."""
+    return None if mean is None or stderr is None else (stderr, stderr)
+
+
+def _bar(ax: Any, x: float, width: float, cell: Cell, color: str, hatch: str | None = None) -> None:
+    """One bar with its error bar; ``n/a`` for no mean, a thick line at 0 for a mean of 0, ``no CI``."""
+    value, err = cell
+    if value is None:
+        ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=6, rotation=90)
+        return
+    yerr = None if err is None else [[err[0]], [err[1]]]
+    ax.bar([x], [value], width, yerr=yerr, capsize=3, color=color, hatch=hatch, edgecolor="white" if hatch else None)
+    if value == 0:  # a bar of height 0 is invisible: mark the measured 0
+        ax.hlines(0.0, x - width / 2, x + width / 2, colors=color, linewidth=3, zorder=3)
+    if err is None:
+        ax.text(x, value, "no CI", ha="center", va="bottom", fontsize=5, rotation=90)
+
+
+def _grouped_bars(ax: Any, groups: list[str], series: list[tuple[str, str, str | None, list[Cell]]]) -> None:
+    """Bars of several series over groups: ``series`` = [(label, colour, hatch, [(value, error bar)])]."""
     width = 0.8 / max(1, len(series))
-    for k, (label, cells) in enumerate(series):
-        xs = [i + k * width for i in range(len(groups))]
-        values = [c[0] if c[0] is not None else math.nan for c in cells]
-        errs = [[c[1][0] for c in cells], [c[1][1] for c in cells]]
-        ax.bar(xs, values, width, yerr=errs, capsize=3, label=label)
-        for x, c in zip(xs, cells, strict=True):
-            if c[0] is None:
-                ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=6, rotation=90)
+    for k, (label, color, hatch, cells) in enumerate(series):
+        for i, cell in enumerate(cells):
+            _bar(ax, i + k * width, width, cell, color, hatch)
+        ax.bar([0], [0], 0, color=color, hatch=hatch, edgecolor="white" if hatch else None, label=label)  # legend
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(groups))], groups, rotation=25, ha="right", fontsize=7)
+
+
+def _runs(reports: list[dict[str, Any]], keep: Any) -> list[tuple[int, str, dict[str, Any]]]:
+    """(place, label, report) of the runs ``keep`` accepts, the place fixing the run's colour."""
+    return [(k, name, r) for k, (name, r) in enumerate(zip(labels(reports), reports, strict=True)) if keep(r)]
 
 
 def task_scores(reports: list[dict[str, Any]], out: Path) -> list[Path]:
@@ -85,7 +117,7 @@ def task_scores(reports: list[dict[str, Any]], out: Path) -> list[Path]:
     if not tasks:
         return []
     names = labels(reports)
-    colors = [f"C{i % 10}" for i in range(len(reports))]
+    colors = [colour(k) for k in range(len(reports))]
     cols = min(4, len(tasks))
     rows = math.ceil(len(tasks) / cols)
     legend_h = 0.2 * math.ceil(len(reports) / 2) + 0.2
@@ -96,8 +128,7 @@ def task_scores(reports: list[dict[str, Any]], out: Path) -> list[Path]:
             stat = r["tasks"].get(task, {}).get("score", {})
             if stat.get("mean") is None:
                 continue
-            below, above = _err(stat["mean"], stat.get("ci95"))
-            ax.bar([k], [stat["mean"]], yerr=[[below], [above]], capsize=4, color=colors[k])
+            _bar(ax, k, 0.8, (stat["mean"], _err(stat["mean"], stat.get("ci95"))), colors[k])
         ax.set_xticks([])
         ax.set_xlim(-0.6, len(reports) - 0.4)
         ax.set_title(_text(task), fontsize=8)
@@ -113,20 +144,20 @@ def task_scores(reports: list[dict[str, Any]], out: Path) -> list[Path]:
 
 def smartplay_scores(reports: list[dict[str, Any]], out: Path) -> list[Path]:
     """SmartPlay normalized score per game (human- or range-normalized, as labelled), 95% CI, one bar per run."""
-    runs = [(n, r) for n, r in zip(labels(reports), reports, strict=True) if r.get("smartplay", {}).get("normalized")]
+    runs = _runs(reports, lambda r: r.get("smartplay", {}).get("normalized"))
     if not runs:
         return []
-    games = list(dict.fromkeys(t for _, r in runs for t in r["smartplay"]["normalized"]))
-    series = []
-    for name, r in runs:
+    games = list(dict.fromkeys(t for _, _, r in runs for t in r["smartplay"]["normalized"]))
+    series: list[tuple[str, str, str | None, list[Cell]]] = []
+    for k, name, r in runs:
         sp = r["smartplay"]
-        cells = []
+        cells: list[Cell] = []
         for g in games:
             value = sp["normalized"].get(g)
-            cells.append((value, _err(value, sp.get("normalized_ci95", {}).get(g), sp.get("normalized_stderr", {}).get(g))))
-        series.append((name, cells))
+            cells.append((value, _err(value, sp.get("normalized_ci95", {}).get(g))))
+        series.append((name, colour(k), None, cells))
     fig, ax = plt.subplots(figsize=(1.0 * len(games) + 3.5, 3.8))
-    kinds = runs[0][1]["smartplay"].get("normalization", {})
+    kinds = runs[0][2]["smartplay"].get("normalization", {})
     _grouped_bars(ax, [_text(g.split("/", 1)[-1] + ("" if kinds.get(g) != "range" else " (range)")) for g in games],
                   series)
     ax.axhline(1.0, color="grey", lw=0.6, ls="--")
@@ -174,14 +205,14 @@ def capability_radar(reports: list[dict[str, Any]], out: Path) -> list[Path]:
 
 def balrog_progress(reports: list[dict[str, Any]], out: Path) -> list[Path]:
     """BALROG average progress (%) per environment and overall, 95% CI, one bar per run."""
-    runs = [(n, r) for n, r in zip(labels(reports), reports, strict=True) if r.get("balrog", {}).get("envs")]
+    runs = _runs(reports, lambda r: r.get("balrog", {}).get("envs"))
     if not runs:
         return []
-    envs = list(dict.fromkeys(e for _, r in runs for e in r["balrog"]["envs"]))
-    series = []
-    for name, r in runs:
+    envs = list(dict.fromkeys(e for _, _, r in runs for e in r["balrog"]["envs"]))
+    series: list[tuple[str, str, str | None, list[Cell]]] = []
+    for k, name, r in runs:
         blocks = [r["balrog"]["envs"].get(e, {}) for e in envs] + [r["balrog"]["overall"]]
-        series.append((name, [(b.get("mean"), _err(b.get("mean"), b.get("ci95"), b.get("stderr"))) for b in blocks]))
+        series.append((name, colour(k), None, [(b.get("mean"), _err(b.get("mean"), b.get("ci95"))) for b in blocks]))
     fig, ax = plt.subplots(figsize=(1.2 * len(envs) + 4, 3.8))
     _grouped_bars(ax, [_text(e) for e in envs] + ["overall"], series)
     ax.set_ylim(0, 100)
@@ -192,21 +223,20 @@ def balrog_progress(reports: list[dict[str, Any]], out: Path) -> list[Path]:
 
 
 def mango_success(reports: list[dict[str, Any]], out: Path) -> list[Path]:
-    """MANGO strict success rate for DF and RF, easy and hard, with 95% Wilson intervals."""
-    runs = [(n, r) for n, r in zip(labels(reports), reports, strict=True)
-            if any(k in r.get("mango", {}) for k in ("df", "rf"))]
+    """MANGO strict success rate for DF and RF, easy and hard, with 95% Wilson intervals (a declared rate)."""
+    runs = _runs(reports, lambda r: any(k in r.get("mango", {}) for k in ("df", "rf")))
     if not runs:
         return []
     groups = [(kind, part) for kind in ("df", "rf") for part in ("easy", "hard", "all")
-              if any(kind in r["mango"] for _, r in runs)]
-    series = []
-    for name, r in runs:
-        cells = []
+              if any(kind in r["mango"] for _, _, r in runs)]
+    series: list[tuple[str, str, str | None, list[Cell]]] = []
+    for k, name, r in runs:
+        cells: list[Cell] = []
         for kind, part in groups:
             b = r["mango"].get(kind, {}).get("overall", {}).get(part, {})
             value = b.get("success_rate")
             cells.append((value, _err(value, (b.get("ci95") or {}).get("success_rate"))))
-        series.append((name, cells))
+        series.append((name, colour(k), None, cells))
     fig, ax = plt.subplots(figsize=(1.0 * len(groups) + 3.5, 3.6))
     _grouped_bars(ax, [f"{kind.upper()} {part}" for kind, part in groups], series)
     ax.set_ylim(0, 1)
@@ -219,28 +249,29 @@ def mango_success(reports: list[dict[str, Any]], out: Path) -> list[Path]:
 def grasp_energy(reports: list[dict[str, Any]], out: Path) -> list[Path]:
     """GRASP mean energy by each control (distribution, obstacle, start, movement, carry, cost), ± SE.
 
-    One series per run and GRASP task (``grasp.tables[task].by``).
+    One series per run and GRASP task (``grasp.tables[task].by``): the run's colour, one hatching per task.
     """
     series_src = []
-    for name, r in zip(labels(reports), reports, strict=True):
+    for k, name, r in _runs(reports, lambda r: True):
         tables = (r.get("grasp") or {}).get("tables") or {}
-        for task, table in tables.items():
+        for j, (task, table) in enumerate(tables.items()):
             if table.get("by"):
-                series_src.append((name if len(tables) == 1 else f"{name}: {_text(task)}", table))
+                series_src.append((name if len(tables) == 1 else f"{name}: {_text(task)}", colour(k),
+                                   HATCHES[j % len(HATCHES)], table))
     if not series_src:
         return []
-    controls = list(dict.fromkeys(c for _, t in series_src for c in t["by"]))
+    controls = list(dict.fromkeys(c for *_, t in series_src for c in t["by"]))
     fig, axes = plt.subplots(1, len(controls), figsize=(2.9 * len(controls), 3.4), squeeze=False)
     for ax, control in zip(axes.flat, controls, strict=True):
-        levels = list(dict.fromkeys(lv for _, t in series_src for lv in t["by"].get(control, {})))
-        series = []
-        for name, t in series_src:
-            cells = []
+        levels = list(dict.fromkeys(lv for *_, t in series_src for lv in t["by"].get(control, {})))
+        series: list[tuple[str, str, str | None, list[Cell]]] = []
+        for name, color, hatch, t in series_src:
+            cells: list[Cell] = []
             for lv in levels:
                 stat = t["by"].get(control, {}).get(lv) or {}
                 value = stat.get("energy")
-                cells.append((value, _err(value, None, stat.get("energy_stderr"))))
-            series.append((name, cells))
+                cells.append((value, _se(value, stat.get("energy_stderr"))))
+            series.append((name, color, hatch, cells))
         _grouped_bars(ax, [_text(lv) for lv in levels], series)
         ax.set_title(_text(control), fontsize=8)
     axes.flat[0].set_ylabel("mean energy (± SE)")
