@@ -231,7 +231,7 @@ function renderEpisode(run, ep, startStep) {
   const rec = ep.record;
   box.appendChild(el("h2", short(rec.task) + " — episode " + rec.index));
   const who = PB.runs[run] ? PB.runs[run] : null;
-  if (who) box.appendChild(el("p", "run " + run + ": " + short(who.run_id) + " · " + short(who.model || who.agent), "meta"));
+  if (who) box.appendChild(el("p", "run " + run + ": " + runName(who) + " · " + short(who.run_id), "meta"));
   (ep.errors || []).forEach(msg => box.appendChild(el("p", msg, "bad error")));
   if (PB.runs.length > 1) box.appendChild(link("see this episode in every run, side by side", compareHref(rec.task, rec.index)));
   box.appendChild(summaryTable(ep));
@@ -280,7 +280,7 @@ async function initCompare() {
   const holders = eps.map((ep, run) => {
     const col = el("div", null, "column");
     const r = PB.runs[run];
-    col.appendChild(el("h3", "run " + run + ": " + short(r.model || r.agent)));
+    col.appendChild(el("h3", "run " + run + ": " + runName(r)));
     col.appendChild(el("p", short(r.run_id), "meta"));
     const holder = el("div", null, "current");
     if (!ep || ep.failed) col.appendChild(el("p", ep ? ep.failed : "this run has no such episode", "bad"));

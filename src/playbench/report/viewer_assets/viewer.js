@@ -49,6 +49,20 @@ function episodeHref(run, task, index) {
 }
 function compareHref(task, index) { return "compare.html#t=" + encodeURIComponent(task) + "&i=" + index; }
 function link(text, href) { const a = el("a", text); a.href = href; return a; }
+// How a run is named wherever the pages name it: its own label (eval --label), else its model or agent.
+function runName(r) { return short(r.label || r.model || r.agent); }
+
+// ---- labels on the overview: the run table and each run's heading (user text: textContent only) ------
+function showLabels() {
+  const rows = document.querySelectorAll("table.runs tbody tr");
+  PB.runs.forEach((r, k) => {
+    if (!r.label) return;
+    const heading = document.querySelector("#run-" + k + " h2");
+    if (heading) heading.append(" ", el("span", short(r.label), "label"));
+    const cell = rows[k] ? rows[k].cells[1] : null;
+    if (cell) cell.append(" ", el("span", short(r.label), "label"));
+  });
+}
 
 // ---- sorting: a click on any header of a .sortable table sorts by that column (again: reversed) ------
 function cellValue(td) {
@@ -153,7 +167,7 @@ function renderShared() {
   box.appendChild(el("h2", "Side by side: " + both.length + " episodes recorded in two or more runs"));
   if (!both.length) return;
   const table = el("table", null, "sortable"); const head = el("thead"); const hr = el("tr");
-  ["task", "episode", ...PB.runs.map((r, k) => "score: run " + k + " (" + short(r.model || r.agent) + ")")]
+  ["task", "episode", ...PB.runs.map((r, k) => "score: run " + k + " (" + runName(r) + ")")]
     .forEach((h, i) => hr.appendChild(el("th", h, i === 0 ? "l" : "")));
   head.appendChild(hr);
   const body = el("tbody");
@@ -242,6 +256,7 @@ function watchLive() {
 }
 
 async function initIndex() {
+  showLabels();
   document.querySelectorAll("table.sortable").forEach(makeSortable);
   const form = document.getElementById("search");
   form.addEventListener("submit", ev => { ev.preventDefault(); search(document.getElementById("search-q").value.trim()); });
