@@ -20,17 +20,21 @@ _LAZY = {
     "EvalResult": ("playbench.api.result", "EvalResult"),
     "RunInterrupted": ("playbench.api.result", "RunInterrupted"),
     "merge": ("playbench.api.merge", "merge"),
+    "verify": ("playbench.api.verify", "verify"),
+    "VerifyResult": ("playbench.api.verify", "VerifyResult"),
     "read_run": ("playbench.log.read", "read_run"),
     "RunLog": ("playbench.log.read", "RunLog"),
     "PlaybenchError": ("playbench.core.errors", "PlaybenchError"),
 }
 
-__all__ = ["EvalResult", "PlaybenchError", "RunInterrupted", "RunLog", "__version__", "eval", "merge", "read_run"]
+__all__ = ["EvalResult", "PlaybenchError", "RunInterrupted", "RunLog", "VerifyResult", "__version__", "eval", "merge",
+           "read_run", "verify"]
 
 if TYPE_CHECKING:
     from playbench.api.evaluate import evaluate as eval  # noqa: A004
     from playbench.api.merge import merge
     from playbench.api.result import EvalResult, RunInterrupted
+    from playbench.api.verify import VerifyResult, verify
     from playbench.core.errors import PlaybenchError
     from playbench.log.read import RunLog, read_run
 

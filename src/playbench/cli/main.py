@@ -25,6 +25,7 @@ COMMANDS = {
     "play": "play_cmd",
     "grasp": "grasp_cmd",
     "mango": "mango_cmd",
+    "verify": "verify_cmd",
 }
 
 
@@ -43,6 +44,7 @@ SUMMARIES = {
     "grasp": "GRASP tools that work on the official data files.",
     "mango": "MANGO tools: skeletons, stats, score, compare.",
     "merge": "Merge SHARDS (run directories of one config, each a --shard K/N) into one run.",
+    "verify": "Re-play RUN's episodes from their seeds and actions and check every recorded value.",
 }
 
 

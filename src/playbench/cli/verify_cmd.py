@@ -1,0 +1,56 @@
+"""``playbench verify``: re-play a run (or a BALROG submission folder) and say whether its records hold.
+
+Exit codes: 0 when nothing differs, 1 when an episode (or a folder's summary) differs, 2 for a folder that is
+neither a run nor a submission. Every text shown comes from records, so it goes through ``safe_text``.
+"""
+
+import sys
+from collections import defaultdict
+
+import click
+
+from playbench.api.verify import VerifyResult, verify
+from playbench.cli.common import safe_text
+
+#: how many episodes a group of not-verifiable ones names before "and N more"
+NAMED = 5
+
+
+def lines(result: VerifyResult) -> list[str]:
+    """The report: counts, the first difference of each differing episode, why the others were not checked."""
+    head = (f"{result.verified} verified, {result.differing} differing, {result.not_verifiable} not verifiable"
+            f" ({len(result.findings)} episodes of {'BALROG submission' if result.kind != 'run' else 'run'} "
+            f"{safe_text(result.path)})")
+    out = [head]
+    for finding in result.findings:
+        if finding.verdict == "differs" and finding.difference is not None:
+            out.append(f"differs: {safe_text(finding.name)} {safe_text(finding.difference.describe(), one_line=True)}")
+    out.extend(f"differs: {safe_text(line, one_line=True)}" for line in result.folder_differences)
+    why: dict[str, list[str]] = defaultdict(list)
+    for finding in result.findings:
+        if finding.verdict == "not-verifiable":
+            why[finding.reason or "unknown"].append(finding.name)
+    for reason, names in why.items():
+        shown = ", ".join(safe_text(n) for n in names[:NAMED]) + (f" and {len(names) - NAMED} more"
+                                                                   if len(names) > NAMED else "")
+        out.append(f"not verifiable: {shown}: {safe_text(reason, one_line=True)}")
+    out.extend(f"note: {safe_text(note, one_line=True)}" for note in result.notes)
+    if not result.findings:
+        out.append("note: the folder holds no episode")
+    elif not result.verified and not result.differing:
+        out.append("note: no episode could be re-played, so nothing was verified")
+    return out
+
+
+@click.command("verify")
+@click.argument("run", type=click.Path())
+def command(run: str) -> None:
+    """Re-play RUN's episodes from their seeds and actions and check every recorded value.
+
+    RUN is a run directory (local, resumed, Ray or merged) or a BALROG submission folder written by
+    ``playbench export --format balrog``. Exit code 1 when anything differs.
+    """
+    result = verify(run)
+    for line in lines(result):
+        click.echo(line)
+    sys.exit(0 if result.ok else 1)
