@@ -58,7 +58,7 @@ def test_random_kills_with_racing_resumers_lose_and_duplicate_nothing(tmp_path: 
         proc.kill()
         proc.wait()
         for _ in range(3):
-            racers = [_start(["eval", "--resume", str(run), "--quiet"]) for _ in range(2)]
+            racers = [_start(["eval", "--resume", str(run), "--base-url", server.url, "--quiet"]) for _ in range(2)]
             time.sleep(rng.uniform(0.3, 1.5))
             finished = [r for r in racers if r.poll() is not None]
             refused = [r for r in finished if r.returncode == 2]
@@ -69,7 +69,7 @@ def test_random_kills_with_racing_resumers_lose_and_duplicate_nothing(tmp_path: 
                 if r.poll() is None:
                     r.kill()
                 r.wait()
-        final = run_cli("eval", "--resume", str(run), "--quiet", env=ENV)
+        final = run_cli("eval", "--resume", str(run), "--base-url", server.url, "--quiet", env=ENV)
         assert final.returncode == 0, final.stderr
 
     rows = [json.loads(x) for x in (run / "episodes.jsonl").read_text().splitlines() if x.strip()]

@@ -49,7 +49,10 @@ def test_resume_replays_the_recorded_server_and_settings(tmp_path: Path) -> None
         settings = json.loads((run / "run.json").read_text())["settings"]
         assert settings["base_url"] == server.url and settings["timeout"] == 7 and settings["max_retries"] == 0
         server.down = False
-        again = run_cli("eval", "--resume", str(run), "--quiet", env=NO_KEYS)  # no --base-url: the recorded one
+        again = run_cli("eval", "--resume", str(run), "--quiet", env=NO_KEYS)  # a server only run.json names
+        assert again.returncode == 2 and f"--base-url {server.url} again" in again.stderr, again.stderr
+        assert server.stats.requests == seen
+        again = run_cli("eval", "--resume", str(run), "--base-url", server.url, "--quiet", env=NO_KEYS)
         assert again.returncode == 0, again.stderr
         assert server.stats.requests > seen  # the resumed episodes went to the recorded server
     assert set(_latest_status(run).values()) == {"ok"}
@@ -129,7 +132,7 @@ def test_kill_9_releases_the_lock(tmp_path: Path) -> None:
         run = wait_for_episodes(tmp_path, 1)
         proc.kill()
         proc.wait()
-        res = run_cli("eval", "--resume", str(run), "--quiet", env=NO_KEYS)
+        res = run_cli("eval", "--resume", str(run), "--base-url", server.url, "--quiet", env=NO_KEYS)
         assert res.returncode == 0, res.stderr
     assert len(_latest_status(run)) == 6
 
@@ -150,7 +153,7 @@ def test_ctrl_c_prints_the_run_and_the_resume_command(tmp_path: Path) -> None:
         assert str(run) in err and f"playbench eval --resume {run}" in err and "aborted" not in err
         recorded = _lines(run)
         assert all(r["status"] == "ok" for r in recorded)  # nothing cut short was recorded as a fault
-        res = run_cli("eval", "--resume", str(run), "--quiet", env=NO_KEYS)
+        res = run_cli("eval", "--resume", str(run), "--base-url", server.url, "--quiet", env=NO_KEYS)
         assert res.returncode == 0, res.stderr
     final = _lines(run)
     assert len(final) == 8 and len({r["index"] for r in final}) == 8

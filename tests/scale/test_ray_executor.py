@@ -120,8 +120,10 @@ def test_driver_killed_then_resumed_finishes_the_same_run(tmp_path, ray_cluster,
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
     assert len(_lines(run)) < 30, "the run ended before the driver was killed"
-    # plain --resume: the recorded executor and cluster address
+    # plain --resume: the recorded executor; a cluster address only run.json names is refused until given again
     res = run_cli("eval", "--resume", str(run), "--quiet")
+    assert res.returncode == 2 and f"--ray-address {ray_cluster.address} again" in res.stderr, res.stderr
+    res = run_cli("eval", "--resume", str(run), "--ray-address", ray_cluster.address, "--quiet")
     assert res.returncode == 0, res.stderr
     lines = _lines(run)
     assert len(lines) == 30 and len({(r["task"], r["index"]) for r in lines}) == 30

@@ -5,9 +5,14 @@ benchmark scripts. Nothing here prints or exits: problems are exceptions (``Play
 caller asked, ``RunInterrupted`` for Ctrl-C), and a run that stops early returns with ``stopped`` set.
 """
 
+import os
+import signal
+import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any, TypedDict, Unpack
 
 from playbench.agents.base import Agent
@@ -21,9 +26,9 @@ from playbench.core.errors import PlaybenchError
 from playbench.core.records import RunConfig
 from playbench.core.registry import get_task
 from playbench.log.store import RunStore
+from playbench.models.redact import mask_url
 from playbench.runner import RunSettings, plan_jobs, run_jobs
 from playbench.runner.loop import run as run_loop
-from playbench.runner.resume import strip_credentials
 from playbench.runner.runner import RunTotals
 from playbench.runner.shard import Shard, episodes_per_task, parse_shard
 
@@ -80,11 +85,30 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     called, as the run starts, with one line per task that has something to say about it (e.g. which
     Messenger manual it reads).
 
+    Before any request, ``notes`` is also told where requests (and a key) go: ``model M: requests go to URL
+    with $OPENAI_API_KEY``, and the Ray cluster's address. With ``resume``, a server or Ray cluster that
+    only the run's ``run.json`` names (not the provider's default, nor ``$OPENAI_BASE_URL`` and the like,
+    nor ``$RAY_ADDRESS``) is refused until given again with ``base_url``/``ray_address``. ``-M`` settings
+    that carry a key (``api_key``, ``token``, an ``Authorization`` header …) are refused: keys come from
+    the environment.
+
     Returns an ``EvalResult``; a run stopped by a fault of the whole run (refused credentials, an
     unreachable server, a full disk) returns with ``stopped`` set. Raises ``PlaybenchError`` for a bad
-    request (nothing is created) and ``RunInterrupted`` on Ctrl-C (finished episodes are kept).
+    request (nothing is created) and ``RunInterrupted`` on Ctrl-C (finished episodes are kept); called
+    from the main thread, SIGTERM and SIGHUP (a batch system's time limit, a closed terminal) stop it the
+    same way while it runs (``RunInterrupted.signal`` names the signal), unless the caller set handlers
+    of its own for them.
     """
-    opts: dict[str, Any] = dict(options)
+    with _signals_as_ctrl_c() as caught:
+        try:
+            return _evaluate(tasks, dict(options))
+        except RunInterrupted as stop:
+            stop.signal = caught[-1] if caught else signal.SIGINT
+            raise
+
+
+def _evaluate(tasks: str | Iterable[str], opts: dict[str, Any]) -> EvalResult:
+    """``evaluate``'s body (signals already routed to Ctrl-C)."""
     given, ask, settings = _request(tasks, opts)
     custom = opts.get("agent") if callable(opts.get("agent")) else None
     resume, retry_errors = opts.get("resume"), bool(opts.get("retry_errors", False))
@@ -118,18 +142,25 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
             make_agent = registered_agent(config, lambda: model_obj)
         else:
             make_agent = custom
+        tell = opts.get("notes")
+        urls = base_urls(settings["base_url"])
         if config.model and custom is None:  # on a cluster too: a bad model or key is refused here, at once
-            urls = base_urls(settings["base_url"])
             model_obj = create_model(config, {**settings, "base_url": urls[0] if urls else None})
+            if tell is not None:  # before any request: where they go, and with which key
+                tell(_destination(model_obj, settings, urls))
         jobs = plan_jobs(config, done, retry_errors=retry_errors, shard=shard)
         if settings["executor"] == "ray":
-            from playbench.runner.ray_cluster import connect
+            from playbench.runner.ray_cluster import connect, named_address
 
+            if tell is not None:
+                tell(f"Ray: episodes are played on {named_address(settings['ray_address'])}")
             cluster = connect(settings["ray_address"])
         if store is None:
-            one_url = getattr(getattr(model_obj, "provider", None), "base_url", None)
-            recorded = {**settings, "base_url": strip_credentials(
-                settings["base_url"] if len(base_urls(settings["base_url"])) > 1 else one_url or settings["base_url"])}
+            from playbench.models.factory import public_url
+
+            one_url = public_url(model_obj) if model_obj is not None else None
+            recorded = {**settings, "base_url": mask_url(
+                settings["base_url"] if len(urls) > 1 else one_url or settings["base_url"])}
             store = RunStore.create(Path(opts.get("log_dir", "runs")), {
                 "config": config, "config_hash": config.hash(), "versions": versions(), "settings": recorded})
     except BaseException:
@@ -138,11 +169,12 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
         if cluster is not None:
             cluster.leave()
         raise
-    tell = opts.get("notes")
     if tell is not None:
         for line in task_notes(config):
             tell(line)
     hook = _hook(opts.get("progress"))
+    if model_obj is not None:  # long waits to retry (a server's Retry-After) are shown by the hook
+        model_obj.on_wait = getattr(hook, "wait", None)
     started = time.perf_counter()
     in_flight = settings["max_episodes"] or settings["max_connections"]
     stats = model_obj.stats if model_obj is not None else None
@@ -192,8 +224,65 @@ def _request(tasks: str | Iterable[str], opts: dict[str, Any]
            "task_args": key_value_items(opts.get("task_params")),
            "agent_args": key_value_items(opts.get("agent_params")),
            "model_args": key_value_items(opts.get("model_params"))}
+    if ask["model_args"]:  # a key given as a -M setting is refused before it could be recorded, or even shown
+        from playbench.models.factory import refuse_credentials
+
+        refuse_credentials(ask["model"], dict(item.partition("=")[::2] for item in ask["model_args"]))
     settings = {name: opts.get(name, default) for name, default in SETTING_DEFAULTS.items()}
     return given, ask, settings
+
+
+def _destination(model: Any, settings: dict[str, Any], urls: list[str]) -> str:
+    """The line naming where ``model``'s requests go (on a Ray cluster: from each worker, with its own key)."""
+    from playbench.models.factory import destination
+
+    line = destination(model)
+    if settings["executor"] != "ray" or not model.provider.uses_http:
+        return line
+    servers = mask_url(",".join(urls)) if len(urls) > 1 else line.partition(" requests go to ")[2].partition(" with ")[0]
+    return (f"model {model.name}: requests go from the Ray workers to {servers}, each worker with the key of "
+            "its own environment")
+
+
+#: signals that stop a run the way Ctrl-C does (a batch system's time limit, a closed terminal)
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+@contextmanager
+def _signals_as_ctrl_c() -> Iterator[list[int]]:
+    """Inside the block, SIGTERM and SIGHUP do what Ctrl-C does; yields the list of those that arrived.
+
+    Only in the main thread (the only one Python delivers signals to), and only for signals whose
+    handler is the default one (a handler of the caller's own, or SIG_IGN under ``nohup``, is kept). The
+    previous handlers come back when the block ends.
+    """
+    caught: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield caught
+        return
+    pid = os.getpid()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        if os.getpid() != pid:  # a child forked meanwhile: it dies of the signal, as it would have
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        caught.append(signum)
+        ctrl_c = signal.getsignal(signal.SIGINT)  # asyncio's while the loop runs: it cancels the run cleanly
+        if callable(ctrl_c):
+            ctrl_c(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
+
+    previous = {}
+    for signum in STOP_SIGNALS:
+        if signal.getsignal(signum) is signal.SIG_DFL:
+            previous[signum] = signal.signal(signum, stop)
+    try:
+        yield caught
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _custom_name(factory: Callable[[], Agent]) -> str:

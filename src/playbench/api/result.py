@@ -1,6 +1,7 @@
 """What ``playbench.eval`` returns, and the exception it raises when interrupted."""
 
 import shlex
+import signal
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -17,11 +18,15 @@ def _resume_command(path: Path) -> str:
 
 
 class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped a run: finished episodes are saved in ``path``; ``playbench.eval`` with ``resume=path`` continues it."""
+    """Ctrl-C stopped a run: finished episodes are saved in ``path``; ``playbench.eval`` with ``resume=path`` continues it.
 
-    def __init__(self, path: Path) -> None:
+    ``signal`` is the signal that stopped it: ``SIGINT`` (Ctrl-C), ``SIGTERM`` or ``SIGHUP``.
+    """
+
+    def __init__(self, path: Path, signum: int = signal.SIGINT) -> None:
         super().__init__(str(path))
         self.path = path
+        self.signal = signum
 
     @property
     def resume_command(self) -> str:

@@ -1,5 +1,6 @@
 """A run's settings (how it talks to its model, not what it measures) and what a resume may change."""
 
+import os
 from typing import Any
 
 from playbench.api.config import build_config
@@ -8,7 +9,8 @@ from playbench.core.errors import PlaybenchError
 from playbench.core.records import RunConfig
 from playbench.core.registry import get_task
 from playbench.log.store import RunStore
-from playbench.runner.resume import IDENTITY, REFUSED, apply_settings, check_identity, resume_event, strip_credentials
+from playbench.models.redact import mask_url
+from playbench.runner.resume import IDENTITY, REFUSED, apply_settings, check_identity, resume_event
 from playbench.runner.shard import parse_shard
 
 #: connection settings and their defaults, in the order ``run.json`` records them
@@ -71,9 +73,55 @@ def resumed_config(store: RunStore, given: set[str], ask: dict[str, Any], settin
                                  f"{str(asked_shard)!r}; resume with --resume alone (or start a new run)")
     new = {k: v for k, v in settings.items() if k in given and k in CONNECTION_DEFAULTS}
     merged, changed = apply_settings({**SETTING_DEFAULTS, **store.meta.settings}, new)
+    confirm_destinations(recorded, store.meta.settings, given, merged)
     if changed:
-        shown = {**merged, "base_url": strip_credentials(merged["base_url"])}
+        shown = {**merged, "base_url": mask_url(merged["base_url"])}
         meta = store.meta.model_copy(update={"settings": shown,
                                              "resumes": [*store.meta.resumes, resume_event(changed)]})
         store.save_meta(meta)
     return recorded, merged
+
+
+#: Ray addresses that name this machine's own cluster, not a host
+_LOCAL_RAY = ("auto", "local")
+
+
+def confirm_destinations(config: RunConfig, recorded: dict[str, Any], given: set[str], settings: dict[str, Any]
+                         ) -> None:
+    """Refuse to resume toward a model server or Ray cluster that only the run's own files name.
+
+    A run folder may come from anyone, and its ``run.json`` could name a host that would then receive the
+    user's key (or, for a Ray cluster, the run's work and answers). A recorded server is used only when it
+    is the provider's default, the one the provider's URL variable (``$OPENAI_BASE_URL`` …) names, or when
+    the caller gives ``base_url`` again; a recorded Ray address only when it is this machine's, the one
+    ``$RAY_ADDRESS`` names, or given again. ``settings`` are those the resume would run with.
+    """
+    url, address = recorded.get("base_url"), recorded.get("ray_address")
+    for name, value in (("base_url", url), ("ray_address", address)):
+        if value is not None and not isinstance(value, str):
+            raise PlaybenchError(f"run.json's settings.{name} is not text: {type(value).__name__}")
+    if config.model and url and "base_url" not in given:
+        from playbench.models.factory import default_server, parse_model_name
+
+        default, url_var = default_server(parse_model_name(config.model)[0])
+        named = [default, os.environ.get(url_var or "")]
+        known = {_same(known_url) for known_url in named if known_url}
+        for one in base_urls(url):
+            if default is not None and _same(one) not in known:
+                shown = mask_url(one)
+                hint = " (your own credentials in place of ***)" if "***" in (shown or "") else ""
+                raise PlaybenchError(
+                    f"this run's run.json sends requests to {shown}, a server you have not named; nothing was sent: "
+                    f"give --base-url {shown} again{hint} to send requests (and your key) there, or --base-url "
+                    "another server")
+    if settings.get("executor") == "ray" and address and "ray_address" not in given:
+        if address not in _LOCAL_RAY and address != os.environ.get("RAY_ADDRESS"):
+            raise PlaybenchError(
+                f"this run's run.json plays its episodes on the Ray cluster at {address}, a cluster you have not "
+                f"named; nothing was sent: give --ray-address {address} again to play there, or --ray-address "
+                "another cluster (or --executor local)")
+
+
+def _same(url: str) -> str:
+    """``url`` as compared with another: masked as recorded, without a trailing slash."""
+    return (mask_url(url.strip()) or "").rstrip("/")

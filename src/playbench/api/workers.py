@@ -13,7 +13,7 @@ from playbench.agents.base import Agent
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import RunConfig
 from playbench.core.registry import get_task
-from playbench.runner.resume import strip_credentials
+from playbench.models.redact import mask_url
 
 
 def base_urls(value: str | None) -> list[str]:
@@ -22,7 +22,7 @@ def base_urls(value: str | None) -> list[str]:
         return []
     urls = [part.strip() for part in value.split(",")]
     if any(not url for url in urls):
-        raise PlaybenchError(f"--base-url has an empty entry: {strip_credentials(value)!r}")
+        raise PlaybenchError(f"--base-url has an empty entry: {mask_url(value)!r}")
     return urls
 
 

@@ -74,7 +74,7 @@ def command(ctx: click.Context, tasks: tuple[str, ...], quiet: bool, write_view:
         resume_cmd = safe_text(stop.resume_command)
         click.echo(f"interrupted: finished episodes are saved in {safe_text(stop.path)}; continue with: {resume_cmd}",
                    err=True)
-        sys.exit(130)
+        sys.exit(128 + stop.signal)  # as a shell reports a process the signal ended: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP
     run_dir = result.path
     resume_cmd = safe_text(result.resume_command)
     st = result.model_stats

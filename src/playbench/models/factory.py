@@ -12,7 +12,7 @@ from playbench.models.providers.base import Provider, split_credentials
 from playbench.models.providers.google import GoogleProvider
 from playbench.models.providers.mock import MockProvider
 from playbench.models.providers.openai import OpenAIProvider
-from playbench.models.redact import redact, register_secret
+from playbench.models.redact import credential_setting, mask_url, redact, register_secret, url_secrets
 from playbench.models.types import MOCK_KEYS, build_generate_config
 
 #: provider -> (default base URL, URL environment variable, key environment variables, fallback key)
@@ -41,6 +41,7 @@ def create_model(name: str, params: Mapping[str, Any] | None = None, settings: M
     """Build the Model for ``provider/name`` with ``-M`` settings ``params``."""
     settings = settings or ModelSettings()
     provider_name, model = parse_model_name(name)
+    refuse_credentials(name, params or {})
     config = build_generate_config(dict(params or {}), f"model {name}")
     if provider_name != "mock" and any(getattr(config, k) for k in MOCK_KEYS):
         raise PlaybenchError("-M script, invalid_rate and latency are settings of the mock provider only")
@@ -62,6 +63,8 @@ def _http_provider(name: str, provider_name: str, model: str, settings: ModelSet
     default_url, url_var, key_vars, fallback_key = PROVIDERS[provider_name]
     url = settings.base_url or (os.environ.get(url_var) if url_var else None) or default_url
     check_base_url(url)
+    for secret in url_secrets(url):  # a key in the URL is hidden wherever a server echoes it
+        register_secret(secret)
     key_var = next((v for v in key_vars if os.environ.get(v)), None)
     key = os.environ[key_var] if key_var else None
     register_secret(key)
@@ -86,3 +89,45 @@ def check_base_url(url: str) -> None:
         valid = False
     if not valid:
         raise PlaybenchError(f"the model's base URL must look like http(s)://host[:port]/path, got {redact(url)!r}")
+
+
+def key_variables(model: str | None) -> str:
+    """Where the key of ``model``'s provider comes from, in words (``$OPENAI_API_KEY``), for messages."""
+    provider = model.partition("/")[0] if model else ""
+    names = PROVIDERS[provider][2] if provider in PROVIDERS else ()
+    if not names:
+        names = tuple(v for row in PROVIDERS.values() for v in row[2])
+        return "the provider's variable (" + ", ".join(f"${v}" for v in names) + ")"
+    return " or ".join(f"${v}" for v in names)
+
+
+def refuse_credentials(model: str | None, params: Mapping[str, Any]) -> None:
+    """Refuse (PlaybenchError) ``-M`` settings that carry a key: a run records its ``-M`` settings."""
+    found = credential_setting(params)
+    if found is not None:
+        raise PlaybenchError(f"{found} looks like a credential, and -M settings are recorded in run.json: keys come "
+                             f"from the environment ({key_variables(model)}), never from -M")
+
+
+def public_url(model: Model) -> str:
+    """The server ``model`` sends requests to, as a run records it (credentials masked; ``mock:`` for the mock)."""
+    provider = model.provider
+    return mask_url(provider.base_url + (f"?{provider.query}" if provider.query else "")) or provider.base_url
+
+
+def destination(model: Model) -> str:
+    """One line saying where ``model``'s requests go and which credentials they carry (never the key)."""
+    provider = model.provider
+    if not provider.uses_http:
+        return f"model {model.name}: answered in this process (no server, no key)"
+    url = public_url(model)
+    sent = provider.credentials()  # "$OPENAI_API_KEY", "the user:password of the base URL", "no credentials"
+    if url_secrets(f"?{provider.query}"):
+        sent = "the key in the URL" if sent == "no credentials" else f"{sent} and the key in the URL"
+    return f"model {model.name}: requests go to {url} with {sent}"
+
+
+def default_server(provider: str) -> tuple[str | None, str | None]:
+    """(the provider's default base URL, the environment variable naming another) — None for the mock."""
+    default_url, url_var, _, _ = PROVIDERS[provider]
+    return (None, None) if provider == "mock" else (default_url, url_var)

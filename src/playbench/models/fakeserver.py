@@ -270,7 +270,7 @@ class FakeServer:
                 await _sleep_until(deadline)
                 await self._send(writer, 400, b'{"error": "bad json"}')
                 return True
-        fmt, model, contents = _parse_request(path, request)
+        fmt, model, contents = _parse_request(path.partition("?")[0], request)  # a query is not routing
         if fmt is None:
             await _sleep_until(deadline)
             await self._send(writer, 404, b'{"error": "unknown path"}')

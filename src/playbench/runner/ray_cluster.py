@@ -58,6 +58,17 @@ def probe(address: str) -> None:
         raise PlaybenchError(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None
 
 
+def named_address(address: str | None) -> str:
+    """Where ``connect(address)`` goes, in words (for the line an ``eval`` prints before joining)."""
+    from_env = os.environ.get("RAY_ADDRESS") or None
+    if address is None and from_env is not None:
+        return f"the Ray cluster at {from_env} (from $RAY_ADDRESS)"
+    address = address or from_env
+    if address is None or address in ("auto", "local"):
+        return "a Ray cluster on this machine"
+    return f"the Ray cluster at {address}"
+
+
 def connect(address: str | None) -> Cluster:
     """Join the cluster at ``address`` (default: ``$RAY_ADDRESS``, else Ray's default) and count its CPUs."""
     ray = import_ray()

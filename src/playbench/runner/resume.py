@@ -10,10 +10,10 @@ accepted.
 
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import RunConfig
+from playbench.models.redact import mask_url
 
 #: option name -> the CLI flag, for settings a resume may change
 SETTINGS = {
@@ -43,21 +43,6 @@ IDENTITY = {
 
 #: options that mean nothing for a run that already exists
 REFUSED = {"log_dir": "--log-dir"}
-
-
-def strip_credentials(url: str | None) -> str | None:
-    """A URL without any ``user:password@`` part (what a run records of its server); each, for a comma list."""
-    if not url:
-        return url
-    if "," in url:
-        return ",".join(strip_credentials(part.strip()) or "" for part in url.split(","))
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
 
 
 def _refuse(flag: str, recorded: Any, given: Any) -> PlaybenchError:
@@ -99,7 +84,7 @@ def apply_settings(recorded: dict[str, Any], given: dict[str, Any]) -> tuple[dic
     settings = dict(recorded)
     changed: dict[str, list[Any]] = {}
     for name, value in given.items():
-        shown = strip_credentials(value) if name == "base_url" else value
+        shown = mask_url(value) if name == "base_url" else value
         if recorded.get(name) != shown:
             changed[name] = [recorded.get(name), shown]
         settings[name] = value

@@ -65,7 +65,9 @@ class Provider:
     def __init__(self, model: str, base_url: str, api_key: str | None, key_source: str = "the API key") -> None:
         self.model = model
         url, user, password = split_credentials(base_url)
-        self.base_url = url.rstrip("/")
+        parts = urlsplit(url)  # a query (an Azure-style ``?api-key=``) goes after the endpoint's path
+        self.query = parts.query
+        self.base_url = urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")).rstrip("/")
         self.basic_auth = basic_auth(user or "", password or "") if user is not None else None
         self.api_key = api_key
         self.key_source = key_source  # where the key came from, for messages (never the key itself)
@@ -112,6 +114,8 @@ class Provider:
         """One attempt. Raises RetryableError, ContextOverflowError, AuthError or FatalModelError."""
         assert client is not None
         url, headers, body = self.request(messages, config)
+        if self.query:
+            url = f"{url}{'&' if '?' in url else '?'}{self.query}"
         data = await post_json(client, url, headers, body, self.credentials())
         try:
             return self.parse(data)
