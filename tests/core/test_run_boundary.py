@@ -188,7 +188,7 @@ def test_a_bomb_chunk_is_damaged_steps_and_the_rest_of_the_run_reads(tmp_path: P
     tracemalloc.start()
     try:
         baseline, _ = tracemalloc.get_traced_memory()
-        with pytest.raises(PlaybenchError, match=rf"steps of {TASK} #1 cannot be read \(.*damaged.*inflates past"):
+        with pytest.raises(PlaybenchError, match=rf"steps of {TASK} #1 cannot be read \(.*damaged: it inflates past"):
             log.read_trajectory(records[1])
         _, peak = tracemalloc.get_traced_memory()
     finally:

@@ -181,8 +181,8 @@ def _inflate(payload: bytes, tag: int) -> bytes:
             piece = inflater.decompress(pending, _PIECE)
             size += len(piece)
             if size > limit:
-                raise ShardCorrupt(f"a chunk of episode {tag >> 16} is damaged (it inflates past the {limit} "
-                                   "bytes a chunk holds)")
+                raise ShardCorrupt(f"a chunk of episode {tag >> 16} is damaged: it inflates past the {limit} "
+                                   "bytes a chunk holds")
             pieces.append(piece)
             pending = inflater.unconsumed_tail
             if inflater.eof or not (piece or pending):
@@ -287,8 +287,8 @@ class ShardIndex:
                     fh.seek(length, os.SEEK_CUR)
                     continue
                 if length > max_payload():
-                    raise ShardCorrupt(f"a chunk of episode {tag >> 16} is damaged (it claims {length} bytes, "
-                                       f"more than a chunk holds)")
+                    raise ShardCorrupt(f"a chunk of episode {tag >> 16} is damaged: it claims {length} bytes, "
+                                       "more than a chunk holds")
                 payload = fh.read(length)
                 if len(payload) < length or zlib.crc32(payload) != crc:
                     raise ShardCorrupt(f"a chunk of episode {tag >> 16} is damaged")
