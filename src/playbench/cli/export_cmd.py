@@ -1,30 +1,38 @@
-"""``playbench export``: episodes as a table (CSV, Parquet, JSON lines) or BALROG's submission folder.
+"""``playbench export``: episodes as one table (CSV, Parquet, JSON lines), chat data, or BALROG's folder.
 
-Tables hold one flat row per episode, readable by pandas as is; ``--format balrog`` writes the folder
-BALROG's evaluator writes and its leaderboard publishes (``suites/balrog/submission.py``).
+Tables hold one flat row per episode of every run given, readable by pandas as is (``report/table.py``);
+``--format chat`` writes JSON lines of requests and answers (``report/chat.py``); ``--format balrog`` writes
+the folder BALROG's evaluator writes and its leaderboard publishes (``suites/balrog/submission.py``).
 
 Nothing the user did not ask for is replaced: a table goes to a new file, or replaces one that is itself
-an export table (``is_export_table``); the BALROG folder must be new or empty; no symbolic link is followed
-at the target. A failed write is one line naming the file (exit 1) and leaves an earlier table as it was.
+an export of the same format (``is_export_table``); the BALROG folder must be new or empty; no symbolic
+link is followed at the target. A failed write is one line naming the file (exit 1) and leaves an earlier
+export as it was.
 """
 
 import contextlib
+import csv
 import json
 import os
 import secrets
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import click
+import orjson
 
 from playbench.cli.common import OutputError, err_console, open_runs, safe_markup, safe_text, writable_run
 from playbench.core.errors import PlaybenchError
 from playbench.log.durable import describe
 from playbench.log.read import RunLog
-from playbench.report.table import COLUMNS, episode_rows
+from playbench.report.chat import chat_lines, is_chat_line
+from playbench.report.table import episode_frame, episode_rows, is_table_header
 
 HEAD_BYTES = 65536  # how much of an existing file is read to recognise an export table
+LINE_BYTES = 64 * 2**20  # the longest first line of a chat export read to recognise it
+TABLES = ("csv", "parquet", "jsonl")
 
 
 def _lstat_mode(target: Path) -> int | None:
@@ -38,21 +46,27 @@ def _lstat_mode(target: Path) -> int | None:
 
 
 def is_export_table(path: Path, fmt: str) -> bool:
-    """``path`` holds a table ``export --format fmt`` wrote: exactly its columns (or no data at all)."""
+    """``path`` holds what ``export --format fmt`` writes (or no data at all).
+
+    A table must have exactly export's columns, chat lines exactly their keys.
+    """
     try:
         if fmt == "parquet":
             import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-            return list(pq.read_schema(path).names) == COLUMNS
+            return is_table_header(list(pq.read_schema(path).names))
         with path.open("rb") as fh:
+            if fmt == "chat":
+                line = fh.readline(LINE_BYTES)
+                return line.endswith(b"\n") and is_chat_line(json.loads(line))
             head = fh.read(HEAD_BYTES)
         if not head.strip() and len(head) < HEAD_BYTES:
             return True  # the lone newline pandas writes for an empty JSON-lines table
         first = head.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8")
         if fmt == "csv":
-            return first == ",".join(COLUMNS)
+            return is_table_header(next(csv.reader([first])))
         row = json.loads(first)
-        return isinstance(row, dict) and list(row) == COLUMNS
+        return isinstance(row, dict) and is_table_header(list(row))
     except Exception:  # anything unreadable or foreign is simply not an export table
         return False
 
@@ -67,29 +81,62 @@ def check_table_target(target: Path, fmt: str) -> None:
     if not stat.S_ISREG(mode):
         raise PlaybenchError(f"{target} exists and is not a file; choose a new file as --output")
     if target.stat().st_size and not is_export_table(target, fmt):  # an empty file holds nothing to lose
-        raise PlaybenchError(f"{target} exists and is not a {fmt} table written by playbench export; "
+        what = "chat export" if fmt == "chat" else f"{fmt} table"
+        raise PlaybenchError(f"{target} exists and is not a {what} written by playbench export; "
                              "choose a new file as --output (or remove it)")
 
 
-def write_table(frame: Any, target: Path, fmt: str) -> None:
-    """Write ``frame`` to a new name beside ``target``, then rename it over ``target`` (never through a link)."""
+def replace_file(target: Path, write: Callable[[Path], None]) -> None:
+    """``write`` a new file beside ``target``, then rename it over ``target`` (never through a link)."""
     tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     try:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666))
-        if fmt == "csv":
-            frame.to_csv(tmp, index=False)
-        elif fmt == "jsonl":
-            frame.to_json(tmp, orient="records", lines=True)
-        else:
-            frame.to_parquet(tmp, index=False)
+        write(tmp)
         os.replace(tmp, target)
     except OSError as exc:
         raise OutputError(describe(exc, target)) from None
-    except ImportError:
-        raise PlaybenchError("parquet export needs pyarrow: pip install 'playbench[export]'") from None
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()
+
+
+def write_table(stores: list[RunLog], target: Path, fmt: str) -> None:
+    """Write the episode table of ``stores`` as ``fmt`` over ``target`` (see ``replace_file``)."""
+    rows, columns = episode_rows(stores)
+
+    def write(tmp: Path) -> None:
+        if fmt == "jsonl":  # written here: pandas would round floats to 10 digits
+            with tmp.open("wb") as fh:
+                for row in rows:
+                    _dump({name: row.get(name) for name in columns}, fh)
+            return
+        frame = episode_frame(rows, columns)
+        if fmt == "csv":
+            frame.to_csv(tmp, index=False)
+        else:
+            frame.to_parquet(tmp, index=False)
+
+    try:
+        replace_file(target, write)
+    except ImportError:
+        raise PlaybenchError("parquet export needs pyarrow: pip install 'playbench[export]'") from None
+
+
+def _dump(line: dict[str, Any], fh: IO[bytes]) -> None:
+    try:
+        fh.write(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))
+    except TypeError:  # what orjson refuses (a lone surrogate, an integer beyond 64 bits): escaped by json
+        fh.write(json.dumps(line, ensure_ascii=True).encode() + b"\n")
+
+
+def write_chat(stores: list[RunLog], per: str, target: Path) -> None:
+    """Write the chat lines of ``stores`` over ``target``, one at a time (see ``replace_file``)."""
+    def write(tmp: Path) -> None:
+        with tmp.open("wb") as fh:
+            for line in chat_lines(stores, per):
+                _dump(line, fh)
+
+    replace_file(target, write)
 
 
 def export_balrog(store: RunLog, target: Path) -> None:
@@ -122,31 +169,57 @@ def export_balrog(store: RunLog, target: Path) -> None:
         raise PlaybenchError(f"{store.path} has no finished BALROG episode to export")
 
 
-@click.command("export")
-@click.argument("run")
-@click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "jsonl", "balrog"]), default="csv",
-              show_default=True, help="A table of episodes, or balrog: BALROG's submission folder.")
-@click.option("--output", "-o", type=click.Path(), default=None,
-              help="File to write: new, or an earlier export table (default: RUN/export.<format>); "
-                   "for balrog a new or empty folder (default: RUN/balrog).")
-def command(run: str, fmt: str, output: str | None) -> None:
-    """Write RUN's episodes as a table, or as BALROG's submission folder.
-
-    An existing file is replaced only when it is a table export wrote in the same format; any other file
-    is refused untouched.
-    """
-    (store,) = open_runs((run,))
-    target = Path(output) if output else store.path / ("balrog" if fmt == "balrog" else f"export.{fmt}")
-    if not output:
-        writable_run(store.path, target)
+def default_target(store: RunLog, fmt: str, per: str) -> Path:
+    """Where an export of one run goes without ``--output``: inside the run."""
     if fmt == "balrog":
-        export_balrog(store, target)
-        click.echo(safe_text(target))
-        return
-    try:
-        import pandas as pd
-    except ModuleNotFoundError:
-        raise PlaybenchError("export needs pandas: pip install 'playbench[export]'") from None
-    check_table_target(target, fmt)
-    write_table(pd.DataFrame(episode_rows(store), columns=COLUMNS), target, fmt)
+        return store.path / "balrog"
+    if fmt == "chat":
+        return store.path / ("export.chat-episodes.jsonl" if per == "episode" else "export.chat.jsonl")
+    return store.path / f"export.{fmt}"
+
+
+@click.command("export")
+@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
+@click.option("--format", "fmt", type=click.Choice([*TABLES, "chat", "balrog"]), default="csv",
+              show_default=True,
+              help="A table of episodes, chat: JSON lines of requests and answers, "
+                   "or balrog: BALROG's submission folder (one run).")
+@click.option("--per", type=click.Choice(["step", "episode"]), default=None,
+              help="With --format chat: a line per step (default), or per episode as one conversation.")
+@click.option("--output", "-o", type=click.Path(), default=None,
+              help="File to write: new, or an earlier export of the same format (default: RUN/export.<format>, "
+                   "needed with several runs); for balrog a new or empty folder (default: RUN/balrog).")
+def command(runs: tuple[str, ...], fmt: str, per: str | None, output: str | None) -> None:
+    """Write the episodes of RUN... as one table (a row per episode), as chat lines, or as BALROG's folder.
+
+    An existing file is replaced only when export wrote it in the same format; any other file is refused
+    untouched.
+    """
+    if per is not None and fmt != "chat":
+        raise PlaybenchError(f"--per applies to --format chat, not {fmt}")
+    stores = open_runs(runs)
+    roots = [store.root for store in stores]
+    twice = next((store.path for store, root in zip(stores, roots, strict=True) if roots.count(root) > 1), None)
+    if twice is not None:
+        raise PlaybenchError(f"{twice} is given twice; give each run once")
+    if len(stores) > 1 and fmt == "balrog":
+        raise PlaybenchError("--format balrog writes one run's folder; give one run")
+    if len(stores) > 1 and not output:
+        raise PlaybenchError("several runs make one file: name it with --output (-o)")
+    target = Path(output) if output else default_target(stores[0], fmt, per or "step")
+    if not output:
+        writable_run(stores[0].path, target)
+    if fmt == "balrog":
+        export_balrog(stores[0], target)
+    elif fmt == "chat":
+        check_table_target(target, fmt)
+        write_chat(stores, per or "step", target)
+    else:
+        if fmt != "jsonl":
+            try:
+                import pandas  # noqa: F401
+            except ModuleNotFoundError:
+                raise PlaybenchError(f"{fmt} export needs pandas: pip install 'playbench[export]'") from None
+        check_table_target(target, fmt)
+        write_table(stores, target, fmt)
     click.echo(safe_text(target))
