@@ -16,7 +16,7 @@ an engine or data file missing here, or a task that declares its engine not repr
 
 import asyncio
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from playbench.agents.base import Agent, EpisodeContext, Turn
 from playbench.core.errors import PlaybenchError
-from playbench.core.records import EpisodeRecord, RunConfig, StepRecord
+from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.core.registry import find_task
 from playbench.core.seeding import episode_seed
 from playbench.core.task import Task
@@ -117,12 +117,14 @@ def verify(path: Path | str) -> VerifyResult:
 
         if is_submission(path):
             return verify_submission(path)
-    log = read_run(path)  # a folder that is not a run is refused here, in one line
+        if not (path / "run.json").exists():
+            raise PlaybenchError(f"{path} is neither a playbench run (no run.json) nor a BALROG submission folder")
+    log = read_run(path)  # a run that cannot be read is refused here, in one line
     result = VerifyResult(path)
     problems: dict[str, str | None] = {}  # task id -> why its episodes cannot be re-played here (None: they can)
     specs = {spec.id: spec for spec in log.config.tasks}
     frames = False
-    agent = reference_agent(log.config)
+    agent = reference_agent(log.config.agent, log.config.agent_params)
     for record in log.episodes():
         task = find_task(record.task)
         spec = specs.get(record.task)
@@ -147,7 +149,7 @@ def verify(path: Path | str) -> VerifyResult:
             result.findings.append(Finding(record.task, record.index, "not-verifiable", reason=why))
             continue
         frames = frames or any(s.frame is not None for s in steps)
-        result.findings.append(_check(record, task, params, steps, agent))
+        result.findings.append(settle(record.task, record.index, _replay(record, task, params, steps, agent)))
     if frames:
         result.notes.append("frames (image mode) are not compared; the text of every observation is")
     if result.differing:
@@ -211,34 +213,37 @@ def fresh_game(task: Task, params: Any, index: int) -> Iterator[Any]:
             pass
 
 
-def reference_agent(config: RunConfig) -> Callable[[], Agent] | None:
-    """How to build the run's agent when it is a reference policy (it looks at the game's state), else None."""
+def reference_agent(name: str, values: dict[str, Any]) -> Callable[[], Agent] | None:
+    """How to build agent ``name`` when it is a reference policy (it looks at the game's state), else None."""
     from playbench.agents.registry import get_agent
 
     try:
-        spec = get_agent(config.agent)
+        spec = get_agent(name)
     except PlaybenchError:
         return None
     if not spec.reference:
         return None
-    params = spec.params(config.agent_params)
+    params = spec.params(values)
     return lambda: spec.factory(params, None)
 
 
-def _check(record: EpisodeRecord, task: Task, params: Any, steps: list[StepRecord],
-           agent: Callable[[], Agent] | None) -> Finding:
-    """Re-play ``record`` with its recorded executed actions; the first difference, if any."""
+class NotVerifiable(Exception):
+    """Raised by a re-play that finds it cannot check what follows (the message says why)."""
+
+
+def settle(task: str, index: int, replay: Coroutine[Any, Any, Difference | None]) -> Finding:
+    """Run one episode's re-play to its verdict (what the game raises is blamed as the runner blames it)."""
     try:
-        difference = asyncio.run(_replay(record, task, params, steps, agent))
-    except PlaybenchError as exc:
-        return Finding(record.task, record.index, "not-verifiable", reason=str(exc))
-    except OSError as exc:  # the machine, not the record (as the runner blames it)
-        return Finding(record.task, record.index, "not-verifiable", reason=f"environment: {exc}")
+        difference = asyncio.run(replay)
+    except (PlaybenchError, NotVerifiable) as exc:
+        return Finding(task, index, "not-verifiable", reason=str(exc))
+    except OSError as exc:  # the machine, not the record
+        return Finding(task, index, "not-verifiable", reason=f"environment: {exc}")
     except Exception as exc:  # noqa: BLE001  (the recorded episode ended ok; its re-play raised)
         difference = Difference("status", "ok", f"the game raised {type(exc).__name__}: {exc}")
     if difference is None:
-        return Finding(record.task, record.index, "verified")
-    return _differs(record, difference)
+        return Finding(task, index, "verified")
+    return Finding(task, index, "differs", difference=difference)
 
 
 async def _replay(record: EpisodeRecord, task: Task, params: Any, steps: list[StepRecord],

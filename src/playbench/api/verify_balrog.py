@@ -1,0 +1,180 @@
+"""``playbench verify`` on a BALROG submission folder (written by ``playbench export --format balrog``).
+
+What such a folder holds decides what can be re-played (``suites/balrog/submission.py``): each episode's
+JSON file has its seed, its totals and its environment's statistics; its CSV has, per step, the agent's
+output, the reward, done and the *next* observation. It holds no task parameters (BALROG's evaluator has
+none: episodes are re-played with each task's defaults) and no executed actions as such: the ``Action``
+column is the model's answer when a model played, so those episodes are not verifiable (the run they were
+exported from is). For a reference policy's episodes (``random``, ``oracle``: BALROG's ``agent.type``) the
+column is the executed action itself: they are re-played, the policy alongside, and every row and total is
+checked. The folder's ``summary.json`` is checked against its episode files as well.
+"""
+
+import csv
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from playbench.api.verify import (
+    Difference,
+    Finding,
+    NotVerifiable,
+    VerifyResult,
+    fresh_game,
+    reference_agent,
+    same,
+    settle,
+    task_problem,
+)
+from playbench.core.errors import PlaybenchError
+from playbench.core.records import EpisodeRecord
+from playbench.core.registry import find_task
+from playbench.core.task import Task
+
+#: keys of an episode file that re-play cannot give (model usage, BALROG's bookkeeping) or that name the folder's
+#: own configuration
+NOT_REPLAYED = frozenset({"input_tokens", "output_tokens", "process_num", "agent", "client"})
+_EPISODE = re.compile(r"_run_(\d+)\.json$")
+_MODEL_ACTIONS = ("the folder holds the model's answers, not the actions the game executed; verify the run it "
+                  "was exported from (playbench verify RUN)")
+
+
+def _task_ids() -> dict[tuple[str, str], str]:
+    """BALROG's (env, task) names -> playbench task ids."""
+    from playbench.suites.balrog.facts import TASKS
+
+    return {(row.env, row.aliases[0] if row.aliases else row.name): row.id for row in TASKS}
+
+
+def verify_submission(folder: Path) -> VerifyResult:
+    """Re-play what can be re-played of the submission ``folder``; see the module doc."""
+    from playbench.suites.balrog.submission import read_submission
+
+    result = VerifyResult(folder, kind="balrog-submission")
+    result.folder_differences = [f"summary.json {line}" for line in read_submission(folder)["mismatches"]]
+    names = _task_ids()
+    problems: dict[str, str | None] = {}
+    for file in sorted(folder.rglob("*_run_*.json")):
+        data = _load(file)
+        found = _EPISODE.search(file.name)
+        index = int(found.group(1)) if found else -1
+        env = file.relative_to(folder).parts[0]
+        task_id = names.get((env, str(data.get("task"))))
+        label = task_id or f"{env}/{data.get('task')}"
+        task = find_task(task_id) if task_id else None
+        reason = None
+        if task is None:
+            reason = f"this playbench has no BALROG task {data.get('task')!r} in {env}"
+        else:
+            reason = task_problem(task, {}, problems)
+        agent = data.get("agent")
+        make_agent = reference_agent(str(agent.get("type")), {}) if isinstance(agent, dict) else None
+        if reason is None and make_agent is None:
+            reason = _MODEL_ACTIONS
+        seed = data.get("seed")
+        if reason is None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            reason = "its episode file holds no seed"
+        steps_file = file.with_suffix(".csv")
+        if reason is None and not steps_file.is_file():
+            reason = f"its steps file {steps_file.name} is missing"
+        if reason is not None:
+            result.findings.append(Finding(label, index, "not-verifiable", reason=reason))
+            continue
+        assert task is not None and isinstance(seed, int) and make_agent is not None
+        rows = _rows(steps_file)
+        if rows is None:
+            result.findings.append(Finding(label, index, "not-verifiable", reason=f"{steps_file.name} is not "
+                                                                                     "BALROG's steps table"))
+            continue
+        result.findings.append(settle(label, index, _replay(task, index, seed, rows, data, env, make_agent)))
+    if any(f.verdict != "not-verifiable" for f in result.findings):
+        result.notes.append("episodes were re-played with each task's default parameters (a submission records "
+                            "none); a submission holds ok episodes only")
+    return result
+
+
+def _load(file: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise PlaybenchError(f"{file} is not a readable episode file: {exc}") from None
+    if not isinstance(data, dict):
+        raise PlaybenchError(f"{file} is not a BALROG episode file (not a JSON object)")
+    return data
+
+
+def _rows(file: Path) -> list[list[str]] | None:
+    """The CSV's rows after its header (``Step, Action, Reasoning, Observation, Reward, Done``), or None."""
+    try:
+        with file.open(newline="", encoding="utf-8") as fh:
+            rows = list(csv.reader(fh, escapechar="˘"))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    if not rows or rows[0] != ["Step", "Action", "Reasoning", "Observation", "Reward", "Done"]:
+        return None
+    if any(len(row) != 6 for row in rows[1:]):
+        return None
+    return rows[1:]
+
+
+async def _replay(task: Task, index: int, seed: int, rows: list[list[str]], data: dict[str, Any], env: str,
+                  make_agent: Any) -> Difference | None:
+    """The episode played with the policy alongside; each row and then the episode file compared."""
+    from playbench.agents.base import EpisodeContext, Turn
+    from playbench.suites.balrog.submission import episode_log
+
+    if not rows:
+        return Difference("num_steps", 0, "at least 1")
+    params = task.params({})
+    with fresh_game(task, params, index) as game:
+        await game.prepare()
+        obs, info = game.reset(seed=seed)
+        agent = make_agent()
+        await agent.start(EpisodeContext(task.id, index, seed, info.get("manual", ""), game.unwrapped, task.one_step))
+        total, done = 0.0, False
+        for k, (number, action, _reasoning, after, reward_text, done_text) in enumerate(rows):
+            if done:
+                return Difference("Done", False, True, k - 1)
+            decision = await agent.act(Turn(k, obs, info, game.legal_actions()))
+            difference = _first(("Step", number, str(k)), ("Action", action, decision.action))
+            if difference is None and not game.is_legal(action):
+                difference = Difference("Action", action, "a legal action")
+            if difference is not None:
+                return Difference(difference.field, difference.recorded, difference.replayed, k)
+            obs, reward, terminated, truncated, info = game.step(action)
+            done = bool(terminated or truncated)
+            total += float(reward)
+            difference = _first(("Observation", after, obs if k + 1 < len(rows) else ""),
+                                ("Reward", _float(reward_text), float(reward)), ("Done", done_text, str(done)))
+            if difference is not None and difference.field == "Done" and k + 1 == len(rows) and done_text == "True":
+                raise NotVerifiable(f"it ends at step {k}, before its game does: a step limit of the run "
+                                    "(-T max_steps), which the folder does not record (the steps before agree)")
+            if difference is not None:
+                return Difference(difference.field, difference.recorded, difference.replayed, k)
+        if not done:
+            return Difference("Done", "False", "True", len(rows) - 1)
+        replayed = EpisodeRecord(task=task.id, index=index, seed=seed, status="ok", agent="", reward=total,
+                                 score=_float(info.get("score")), steps=len(rows),
+                                 metrics=dict(info.get("metrics", {})))
+    again = json.loads(json.dumps(episode_log(replayed, env, str(data.get("task")), {}, {})))
+    for key in [*data, *(k for k in again if k not in data)]:
+        if key not in NOT_REPLAYED and not same(data.get(key), again.get(key)):
+            return Difference(key, data.get(key), again.get(key))
+    return None
+
+
+def _first(*pairs: tuple[str, Any, Any]) -> Difference | None:
+    for name, recorded, replayed in pairs:
+        if not same(recorded, replayed):
+            return Difference(name, recorded, replayed)
+    return None
+
+
+def _float(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
