@@ -3,7 +3,8 @@
 Per step (the default), a line holds the step's whole request as it was sent (rebuilt from the shard by
 ``RunLog.iter_trajectory``), the model's answer and what the game made of it. Per episode, a line holds
 the episode as one conversation: the first request, then at each later step what its request holds after
-its last ``assistant`` message (its whole request when it holds none), each followed by the model's answer.
+its last ``assistant`` message (its whole request when it holds none), each followed by the model's answer;
+a step that sent no request (a reference agent's, a person's) adds nothing.
 
 Every line of a kind has the same keys and every message exactly ``role`` and ``content``, both text, so
 Hugging Face ``datasets`` (and any Arrow reader) loads the file with one schema. Record fields that are not
@@ -67,7 +68,9 @@ def episode_lines(store: RunLog) -> Iterator[dict[str, Any]]:
     for record in store.episodes():
         conversation: list[dict[str, str]] = []
         for s in store.iter_trajectory(record):
-            sent = [chat_message(m) for m in s.messages or []]
+            if not s.messages:  # no request (a reference agent, a person): no turn of a conversation
+                continue
+            sent = [chat_message(m) for m in s.messages]
             if conversation:  # the history this request repeats is already in the conversation
                 answered = [i for i, m in enumerate(sent) if m["role"] == "assistant"]
                 sent = sent[answered[-1] + 1:] if answered else sent
