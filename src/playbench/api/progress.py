@@ -8,7 +8,11 @@ from playbench.core.records import EpisodeRecord
 
 
 class ProgressHook(Protocol):
-    """What the ``progress`` argument of ``playbench.eval`` calls while a run plays (all calls come from the run's event loop)."""
+    """What the ``progress`` argument of ``playbench.eval`` calls while a run plays (all calls come from the run's event loop).
+
+    A hook may also have ``wait(line: str | None)``: told a line while model calls wait long to retry
+    (``"rate limited: retrying in 118 s"``), and None when none waits any more.
+    """
 
     def start(self, plan: Mapping[str, tuple[int, int]]) -> None:
         """Before the first episode: task id -> (episodes scheduled, episodes already finished)."""
@@ -29,8 +33,19 @@ class Bar:
     def __init__(self, console: Any = None) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.text import Text
 
-        self._progress = Progress(
+        class NotedProgress(Progress):
+            """The bars, then a line saying why the run waits (when it does)."""
+
+            note = ""
+
+            def get_renderables(self) -> Any:
+                yield self.make_tasks_table(self.tasks)
+                if self.note:
+                    yield Text(self.note, style="yellow")
+
+        self._progress = NotedProgress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[rate]:>8} steps/s"), TimeElapsedColumn(),
             console=console or Console(stderr=True), transient=False,
@@ -60,6 +75,12 @@ class Bar:
         rate = self._steps / max(time.perf_counter() - self._start, 1e-9)
         self._progress.update(self._bars[record.task], advance=1, rate=f"{rate:,.0f}")
 
+    def wait(self, line: str | None) -> None:
+        """Show under the bars why the run waits (``"rate limited: retrying in 118 s"``); None clears it."""
+        self._progress.note = line or ""  # type: ignore[attr-defined]
+        self._progress.refresh()
+
     def stop(self) -> None:
         """Leave the final bars on the screen."""
+        self._progress.note = ""  # type: ignore[attr-defined]
         self._progress.stop()

@@ -11,7 +11,14 @@ given in order with ``sequence``):
   one of :data:`WRONG_SHAPES` in turn, or of ``shapes``);
 * well-formed answers with hostile content: ``surrogate`` (an escaped lone surrogate), ``invalid-utf8``
   (raw bytes that are not UTF-8), ``echo-key`` (the credentials received, in the text and the
-  reasoning), ``odd`` (NUL, ANSI escapes, rich markup), ``huge`` (10 MB of text).
+  reasoning), ``odd`` (NUL, ANSI escapes, rich markup), ``huge`` (10 MB of text);
+* answers too large to read: ``bomb`` (gzip-encoded, about 1 MiB as sent that inflates to
+  :data:`BOMB_BYTES`, compressed as it is sent), ``oversize`` (a body whose Content-Length is over the
+  client's cap, then its first bytes);
+* ``overflow``: the HTTP 400 each API sends for a prompt longer than the model's context
+  (:data:`OVERFLOW_BODIES`).
+
+``keep_alive`` (seconds) closes a connection that stays idle that long, as real servers do (uvicorn: 5 s).
 
 Every request, fault and delivered answer is counted (and with ``record=True`` every request's path and
 decoded body kept in ``received``), so tests can check exact accounting (hostile
@@ -29,6 +36,7 @@ import re
 import socket
 import struct
 import threading
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,7 +48,7 @@ from playbench.models.mockbrain import NO_ACTION, answer, approx_tokens
 
 # New faults go at the end: the seeded draws of the existing ones stay the same.
 FAULTS = ("429", "500", "malformed", "empty", "drop", "slow", "401", "403", "reset", "shape", "surrogate",
-          "invalid-utf8", "echo-key", "odd", "huge")
+          "invalid-utf8", "echo-key", "odd", "huge", "bomb", "oversize", "overflow")
 #: faults whose answer is still well-formed for the client
 CONTENT_FAULTS = ("surrogate", "invalid-utf8", "echo-key", "odd", "huge")
 ODD_TEXT = "\x00 \x1b[31mred\x1b[0m [/] [bold]x[/bold] \u202e \r\n\t"
@@ -49,6 +57,18 @@ _BAD_UTF8 = b"\xff\xfe\xc3("  # a stray continuation, an invalid start byte and 
 _BAD_UTF8_MARK = "<<not-utf8>>"
 
 _GEMINI = re.compile(r"^/v1beta/models/([^/:]+):generateContent")
+#: what a ``bomb`` answer inflates to (sent as gzip, compressed while it is sent: about 1 MiB on the wire)
+BOMB_BYTES = 2**30
+#: format -> the error body its API sends for a prompt longer than the context (each with HTTP 400)
+OVERFLOW_BODIES = {
+    "openai": {"error": {"message": "This model's maximum context length is 4096 tokens. However, your messages "
+                                    "resulted in 5120 tokens. Please reduce the length of the messages.",
+                         "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}},
+    "anthropic": {"type": "error", "error": {"type": "invalid_request_error",
+                                             "message": "prompt is too long: 208656 tokens > 200000 maximum"}},
+    "gemini": {"error": {"code": 400, "message": "The input token count (1200293) exceeds the maximum number of "
+                                                 "tokens allowed (1048576).", "status": "INVALID_ARGUMENT"}},
+}
 
 
 @dataclass
@@ -71,8 +91,9 @@ class FakeServer:
                  seed: int = 0, retry_after: str = "0", slow_seconds: float = 5.0, down: bool = False,
                  port: int = 0, reject_auth: bool = False, fast_loop: bool = False,
                  sequence: list[str | None] | None = None, shapes: list[str] | None = None,
-                 record: bool = False) -> None:
+                 record: bool = False, keep_alive: float | None = None) -> None:
         self.latency = latency
+        self.keep_alive = keep_alive  # seconds an idle connection is kept open (None: until the client closes)
         self.record = record  # keep every request's path and decoded body in ``received`` (tests)
         self.received: list[tuple[str, Any]] = []
         self.bodies: list[bytes] = []  # with ``record``: each request body exactly as it arrived
@@ -163,7 +184,13 @@ class FakeServer:
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
-                head = await reader.readuntil(b"\r\n\r\n")
+                if self.keep_alive is None:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                else:
+                    try:
+                        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.keep_alive)
+                    except TimeoutError:
+                        break  # idle too long: closed, as uvicorn closes keep-alive connections
                 lines = head.decode("latin-1").split("\r\n")
                 method, path, _ = lines[0].split(" ", 2)
                 headers = {}
@@ -229,6 +256,12 @@ class FakeServer:
                 return False
             if fault == "shape":
                 return await self._answer(writer, path, body, None, wrong_shape=True, deadline=deadline)
+            if fault == "bomb":
+                await _send_bomb(writer)
+                return False
+            if fault == "overflow":
+                await self._send(writer, 400, _dumps(OVERFLOW_BODIES[_format_of(path) or "openai"]))
+                return True
             await self._send_fault(writer, fault, headers)
             return True
         if fault is not None:
@@ -244,6 +277,10 @@ class FakeServer:
             await self._send(writer, 200, b'{"choices": [ {"message": ')
         elif fault == "empty":
             await self._send(writer, 200, b"")
+        elif fault == "oversize":
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n"
+                         + b'{"choices": [{"message": {"content": "' + b"x" * 65536)
+            await writer.drain()
         elif fault in ("401", "403"):
             await self._refuse(writer, int(fault), headers)
 
@@ -318,6 +355,23 @@ class FakeServer:
         return None
 
 
+async def _send_bomb(writer: asyncio.StreamWriter) -> None:
+    """A 200 answer, gzip-encoded and chunked, whose body inflates to BOMB_BYTES of spaces (compressed as sent)."""
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                 b"Transfer-Encoding: chunked\r\n\r\n")
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: the gzip format
+    block = b" " * 2**20
+
+    def chunk(data: bytes) -> bytes:
+        return f"{len(data):x}\r\n".encode() + data + b"\r\n" if data else b""
+
+    for _ in range(BOMB_BYTES // len(block)):
+        writer.write(chunk(packer.compress(block)))
+        await writer.drain()  # raises once the client has given up and closed the connection
+    writer.write(chunk(packer.flush()) + b"0\r\n\r\n")
+    await writer.drain()
+
+
 def _reset(writer: asyncio.StreamWriter) -> None:
     """Close the connection with a TCP reset (RST) instead of an orderly close."""
     sock = writer.get_extra_info("socket")
@@ -358,6 +412,15 @@ def _text_of(content: Any) -> str:
         if isinstance(part, dict):
             parts.append(str(part.get("text", "")))
     return "\n".join(p for p in parts if p)
+
+
+def _format_of(path: str) -> str | None:
+    """The wire format a request path belongs to (None: an unknown path)."""
+    if path.endswith("/chat/completions"):
+        return "openai"
+    if path.endswith("/v1/messages"):
+        return "anthropic"
+    return "gemini" if _GEMINI.match(path) else None
 
 
 def _parse_request(path: str, request: dict[str, Any]) -> tuple[str | None, str, list[tuple[str, str]]]:

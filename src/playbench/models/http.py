@@ -2,13 +2,16 @@
 
 aiohttp keeps a cheap per-origin connection pool, which matters at hundreds of concurrent episodes on a
 small machine (see benchmarks/throughput.py). It never retries on its own: every attempt is visible to
-the one retry layer in :mod:`playbench.models.model`. Proxies are taken from the environment
-(``HTTPS_PROXY`` and friends).
+the one retry layer in :mod:`playbench.models.model`, which also tells a pooled connection the server
+closed while it was idle (:class:`StaleConnection`) from a server that cannot be reached. Answers are read
+incrementally up to :data:`MAX_ANSWER_BYTES`. Proxies are taken from the environment (``HTTPS_PROXY`` and
+friends).
 """
 
 import json as stdjson
 import os
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import aiohttp
@@ -25,6 +28,14 @@ _JSON_CONTENT = (("Content-Type", "application/json"),)
 #: connection within it is counted as unreachable, like a refused one, not as a slow server.
 CONNECT_TIMEOUT = 30.0
 
+#: Seconds an idle pooled connection is kept: below the 5 s after which common servers (uvicorn, hence
+#: vLLM and llama-cpp-python) close idle keep-alive connections, so a reused connection is rarely stale.
+KEEPALIVE_TIMEOUT = 4.0
+
+#: Largest answer read, both as sent (compressed) and after Content-Encoding is undone: a larger one is
+#: refused (:class:`AnswerTooLarge`) before it can fill the memory. Model answers are far smaller.
+MAX_ANSWER_BYTES = 32 * 2**20
+
 # Failures before the first byte of an answer: the request never reached a server that answers.
 _NO_ANSWER = (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError,
               aiohttp.ConnectionTimeoutError)
@@ -36,6 +47,49 @@ class ProtocolError(ConnectionError):
 
 class ConnectFailed(ProtocolError):
     """No answer at all: connection refused or timed out, DNS failure, or closed before the status line."""
+
+
+class StaleConnection(ConnectFailed):
+    """No answer on a pooled connection that had served an earlier request.
+
+    The server closed it while it was idle (as servers do after their keep-alive time): the request did
+    not reach a server that answers, and the connection is gone from the pool.
+    """
+
+
+class AnswerTooLarge(ProtocolError):
+    """The answer is larger than :data:`MAX_ANSWER_BYTES` (as sent or decompressed); reading it stopped there."""
+
+
+async def _on_reuse(session: aiohttp.ClientSession, context: SimpleNamespace, params: object) -> None:
+    context.trace_request_ctx.pooled = True  # the request goes out on a connection that served an earlier one
+
+
+def _trace_reuse() -> aiohttp.TraceConfig:
+    """A trace that marks, on the request's own context, a connection taken from the pool."""
+    trace = aiohttp.TraceConfig()
+    trace.on_connection_reuseconn.append(_on_reuse)
+    return trace
+
+
+async def _read_capped(answer: aiohttp.ClientResponse) -> bytes:
+    """The body, read chunk by chunk (aiohttp inflates it in bounded steps) and refused past the cap."""
+    limit = MAX_ANSWER_BYTES
+    mib = limit // 2**20
+    if answer.content_length is not None and answer.content_length > limit:
+        raise AnswerTooLarge(f"answer larger than {mib} MiB (Content-Length {answer.content_length})")
+    encoded = answer.headers.get("Content-Encoding", "identity").strip().lower() not in ("", "identity")
+    stream = answer.content
+    parts: list[bytes] = []
+    size = 0
+    while chunk := await stream.readany():
+        size += len(chunk)
+        if size > limit:
+            raise AnswerTooLarge(f"answer larger than {mib} MiB" + (" (after decompression)" if encoded else ""))
+        if getattr(stream, "total_raw_bytes", 0) > limit:
+            raise AnswerTooLarge(f"answer larger than {mib} MiB (as sent, compressed)")
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 @dataclass
@@ -76,11 +130,13 @@ class HttpClient:
         self._session: aiohttp.ClientSession | None = None
         self._urls: dict[str, yarl.URL] = {}
 
+
     def _get_session(self) -> aiohttp.ClientSession:
         if self._session is None:  # created lazily: a session belongs to the running event loop
-            connector = aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=self.max_connections)
+            connector = aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=self.max_connections,
+                                             keepalive_timeout=KEEPALIVE_TIMEOUT)
             self._session = aiohttp.ClientSession(
-                connector=connector, trust_env=_proxy_in_env(),
+                connector=connector, trust_env=_proxy_in_env(), trace_configs=[_trace_reuse()],
                 timeout=aiohttp.ClientTimeout(total=self.timeout, sock_connect=min(self.timeout, CONNECT_TIMEOUT)),
                 cookie_jar=aiohttp.DummyCookieJar(), skip_auto_headers=("User-Agent",))
         return self._session
@@ -93,21 +149,31 @@ class HttpClient:
         return parsed
 
     async def post(self, url: str, headers: dict[str, str], json: Any) -> Response:  # noqa: A002
-        """One POST; raises TimeoutError, ConnectFailed (no answer at all) or ProtocolError (broken answer)."""
+        """One POST; raises TimeoutError, ConnectFailed (no answer at all), or ProtocolError (broken answer).
+
+        ConnectFailed is StaleConnection when the request went out on a pooled connection; ProtocolError is
+        AnswerTooLarge for an answer over :data:`MAX_ANSWER_BYTES`.
+        """
         body = _encode(json)
         all_headers = CIMultiDict(_JSON_CONTENT)  # what aiohttp would build from a dict anyway
         all_headers.update(headers)
+        connection = SimpleNamespace(pooled=False)  # set by _on_reuse
         try:
-            answer = await self._get_session().post(self._url(url), headers=all_headers, data=body)
+            answer = await self._get_session().post(self._url(url), headers=all_headers, data=body,
+                                                    trace_request_ctx=connection)
         except _NO_ANSWER as exc:  # checked first: a connect timeout is also a TimeoutError
-            raise ConnectFailed(f"{type(exc).__name__}: {exc}") from None
+            kind = StaleConnection if connection.pooled else ConnectFailed
+            raise kind(f"{type(exc).__name__}: {exc}") from None
         except TimeoutError:
             raise TimeoutError(f"no answer within {self.timeout} s") from None
         except aiohttp.ClientError as exc:
             raise ProtocolError(f"{type(exc).__name__}: {exc}") from None
         try:
-            content = await answer.read()
+            content = await _read_capped(answer)
             response = Response(answer.status, {k.lower(): v for k, v in answer.headers.items()}, content)
+        except AnswerTooLarge:
+            answer.close()  # the rest of the body is never read: this connection cannot serve another request
+            raise
         except TimeoutError:
             raise TimeoutError(f"no answer within {self.timeout} s") from None
         except aiohttp.ClientError as exc:

@@ -10,7 +10,14 @@ from typing import Any
 from playbench.core.errors import InfraError, StopRun
 from playbench.core.ledger import CURRENT_EPISODE
 from playbench.models.cache import ResponseCache, cache_key
-from playbench.models.errors import RetryableError, ServerUnreachable
+from playbench.models.errors import (
+    STALE,
+    AuthError,
+    ContextOverflowError,
+    FatalModelError,
+    RetryableError,
+    ServerUnreachable,
+)
 from playbench.models.http import HttpClient
 from playbench.models.pricing import cost_micro_usd, price_for
 from playbench.models.providers.base import Provider
@@ -23,6 +30,9 @@ from playbench.models.types import GenerateConfig, Message, ModelOutput
 #: Longest wait before retrying a request that could not connect: a dead server must be detected in
 #: seconds (see ``max_connect_failures``), not after the full exponential backoff.
 CONNECT_RETRY_DELAY = 0.5
+
+#: Waits before a retry longer than this (seconds) are told to ``Model.on_wait`` (the progress bar shows them).
+WAIT_SHOWN = 3.0
 
 
 @dataclass
@@ -45,7 +55,7 @@ class ModelSettings:
 class ModelStats:
     """Counters over the life of a Model (every attempt is counted; cache hits spend no tokens)."""
 
-    calls: int = 0  # generate() calls
+    calls: int = 0  # generate() calls, but those the server refused (HTTP 4xx: only attempts)
     answers: int = 0  # well-formed answers received from the provider
     attempts: int = 0  # requests actually sent
     cache_hits: int = 0
@@ -85,6 +95,10 @@ class Model:
         self._stop: StopRun | None = None  # set once the run is pointless; every call then raises it
         self._stopped: asyncio.Event | None = None  # wakes calls waiting to retry when _stop is set
         self._connect_failures = 0  # requests in a row that could not connect
+        #: told a line when calls wait long to retry (``"rate limited: retrying in 118 s"``), None when no
+        #: call waits any more; the progress bar shows the line
+        self.on_wait: Callable[[str | None], None] | None = None
+        self._waiting = 0  # calls now in a long wait
 
     # -- per-event-loop resources -------------------------------------------------------------
 
@@ -161,7 +175,7 @@ class Model:
 
     async def _ask(self, client: Any, slots: asyncio.Semaphore, messages: list[Message],
                    spend: Callable[[dict[str, int]], None]) -> ModelOutput:
-        attempt = 0
+        attempt = stale = 0  # requests sent; of them, failed on a pooled connection the server had closed
         while True:
             attempt += 1
             self._check_stopped()
@@ -172,23 +186,34 @@ class Model:
                     spend({"attempts": 1})
                     output = await self.provider.generate(client, messages, self.config)
             except RetryableError as exc:
+                if exc.kind == STALE:
+                    if stale < self.settings.max_connections:  # each idle pooled connection fails so at most once
+                        stale += 1
+                        continue  # not a fault: sent again at once, on another connection
+                    exc = RetryableError("connect", str(exc))
                 self.stats.faults[exc.kind] += 1
                 unreachable = self._count_connect(exc)
                 if unreachable is not None:
                     self.stats.gave_up += 1
                     raise self._halt(unreachable) from None
-                if attempt > self.settings.max_retries:
+                if attempt - stale > self.settings.max_retries:
                     self.stats.gave_up += 1
                     raise InfraError(redact(f"{self.name}: no answer after {attempt} attempts (last: {exc})")) from None
-                await self._pause(self._retry_delay(attempt, exc))
+                await self._wait_to_retry(self._retry_delay(attempt - stale, exc), exc)
                 continue
             except StopRun as exc:  # refused credentials: nothing else can succeed
                 self.stats.gave_up += 1
                 self._connect_failures = 0
+                if isinstance(exc, AuthError):
+                    self._refused(spend)
                 raise self._halt(type(exc)(redact(f"{self.name}: {exc}"))) from None
             except InfraError as exc:
                 self.stats.gave_up += 1
                 self._connect_failures = 0  # the server did answer
+                if isinstance(exc, ContextOverflowError):
+                    self.stats.faults["context-overflow"] += 1
+                if isinstance(exc, ContextOverflowError | FatalModelError):
+                    self._refused(spend)
                 raise type(exc)(redact(f"{self.name}: {exc}")) from None
             self._connect_failures = 0
             output = clean_output(output)
@@ -198,6 +223,27 @@ class Model:
             self.stats.output_tokens += output.output_tokens
             spend(self._answer_usage(output))
             return output
+
+    def _refused(self, spend: Callable[[dict[str, int]], None]) -> None:
+        """The server refused the request (HTTP 4xx): its attempt stays counted, the call does not."""
+        self.stats.calls -= 1
+        spend({"calls": -1})
+
+    async def _wait_to_retry(self, seconds: float, exc: RetryableError) -> None:
+        """Pause before a retry; a long pause is told to ``on_wait`` while it lasts."""
+        tell = self.on_wait if seconds > WAIT_SHOWN else None
+        if tell is None:
+            await self._pause(seconds)
+            return
+        reason = "rate limited" if exc.kind == "rate-limit" else f"last request failed ({exc.kind})"
+        self._waiting += 1
+        tell(f"{reason}: retrying in {seconds:.0f} s")
+        try:
+            await self._pause(seconds)
+        finally:
+            self._waiting -= 1
+            if not self._waiting:
+                tell(None)
 
     def _retry_delay(self, attempt: int, exc: RetryableError) -> float:
         delay = self.backoff.delay(attempt, exc.retry_after)

@@ -15,14 +15,31 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 import orjson
 
 from playbench.core.errors import PlaybenchError
-from playbench.models.errors import AuthError, ContextOverflowError, FatalModelError, RetryableError
-from playbench.models.http import ConnectFailed, ProtocolError
+from playbench.models.errors import (
+    CONTEXT_OVERFLOW_HINT,
+    STALE,
+    AuthError,
+    ContextOverflowError,
+    FatalModelError,
+    RetryableError,
+)
+from playbench.models.http import AnswerTooLarge, ConnectFailed, ProtocolError, StaleConnection
 from playbench.models.redact import redact, register_secret
 from playbench.models.retry import retry_after_seconds
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
-_CONTEXT_HINTS = ("context length", "context_length", "maximum context", "too many tokens", "prompt is too long",
-                  "exceeds the maximum", "context window")
+#: How servers say that a prompt does not fit the model's context (matched in the lower-cased answer body).
+CONTEXT_OVERFLOW_SIGNS = (
+    "context_length_exceeded",  # OpenAI's error code (also llama-cpp-python's and many gateways')
+    "maximum context length",  # OpenAI, vLLM, Mistral, DeepSeek: "This model's maximum context length is N tokens. However, ..."
+    "longer than the model's context length",  # vLLM: "The input (N tokens) is longer than the model's context length"
+    "exceed_context_size_error",  # llama.cpp server's error type
+    "exceeds the available context size",  # llama.cpp: "the request exceeds the available context size, try ..."
+    "exceed context window of",  # llama-cpp-python: "Requested tokens (N) exceed context window of M"
+    "greater than the context length",  # LM Studio: "... tokens to keep ... is greater than the context length"
+    "prompt is too long",  # Anthropic: "prompt is too long: N tokens > M maximum"
+    "exceeds the maximum number of tokens allowed",  # Gemini: "The input token count (N) exceeds the maximum ..."
+)
 #: Largest token count believed: anything above is a broken answer, not a bill.
 MAX_COUNT = 10**12
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -145,11 +162,19 @@ async def post_json(client: Any, url: str, headers: dict[str, str], body: dict[s
         response = await client.post(url, headers=headers, json=body)
     except TimeoutError as exc:
         raise RetryableError("timeout", type(exc).__name__) from None
+    except StaleConnection as exc:
+        raise RetryableError(STALE, redact(str(exc))) from None
     except ConnectFailed as exc:
         raise RetryableError("connect", redact(str(exc))) from None
+    except AnswerTooLarge as exc:
+        raise malformed(str(exc)) from None
     except (OSError, ProtocolError) as exc:
         raise RetryableError("connection", redact(f"{type(exc).__name__}: {exc}")) from None
     status = response.status_code
+    if status >= 400 and status not in (401, 403, 429) and is_context_overflow(response.content):
+        # before the 5xx retries too: a server that says so will say it again, whatever the status
+        raise ContextOverflowError(f"the prompt is longer than the server's context (HTTP {status}: "
+                                   f"{snippet(response.text, 300)}): {CONTEXT_OVERFLOW_HINT}")
     if status == 429 or status == 408 or status == 409 or status >= 500:
         kind = "rate-limit" if status == 429 else f"http-{status}"
         raise RetryableError(kind, f"HTTP {status}", retry_after_seconds(response))
@@ -157,11 +182,14 @@ async def post_json(client: Any, url: str, headers: dict[str, str], body: dict[s
         raise AuthError(f"HTTP {status} from {redact(url)}: the server refused {credentials}; "
                         f"no further requests are sent: {snippet(response.text)}")
     if status >= 400:
-        text = snippet(response.text, 300)
-        if status in (400, 413) and any(h in text.lower() for h in _CONTEXT_HINTS):
-            raise ContextOverflowError(f"prompt longer than the model's context: HTTP {status}: {text}")
-        raise FatalModelError(f"HTTP {status} from {redact(url)}: {text}")
+        raise FatalModelError(f"HTTP {status} from {redact(url)}: {snippet(response.text, 300)}")
     return decode_json(response.content, status)
+
+
+def is_context_overflow(content: bytes) -> bool:
+    """Whether an error answer says that the prompt is longer than the model's context."""
+    text = content[:65536].decode("utf-8", "replace").lower()
+    return any(sign in text for sign in CONTEXT_OVERFLOW_SIGNS)
 
 
 def decode_json(content: bytes, status: int = 200) -> Any:
