@@ -121,10 +121,21 @@ def verify(path: Path | str) -> VerifyResult:
             raise PlaybenchError(f"{path} is neither a playbench run (no run.json) nor a BALROG submission folder")
     log = read_run(path)  # a run that cannot be read is refused here, in one line
     result = VerifyResult(path)
+    with asyncio.Runner() as runner:  # one event loop for every episode's re-play
+        frames = _check_run(log, result, runner)
+    if frames:
+        result.notes.append("frames (image mode) are not compared; the text of every observation is")
+    if result.differing:
+        result.notes.extend(version_notes(log))
+    return result
+
+
+def _check_run(log: RunLog, result: VerifyResult, runner: asyncio.Runner) -> bool:
+    """A finding for each episode that counts; returns whether any step showed the agent a frame."""
     problems: dict[str, str | None] = {}  # task id -> why its episodes cannot be re-played here (None: they can)
     specs = {spec.id: spec for spec in log.config.tasks}
-    frames = False
     agent = reference_agent(log.config.agent, log.config.agent_params)
+    frames = False
     for record in log.episodes():
         task = find_task(record.task)
         spec = specs.get(record.task)
@@ -136,7 +147,6 @@ def verify(path: Path | str) -> VerifyResult:
             result.findings.append(Finding(record.task, record.index, "not-verifiable", reason=reason))
             continue
         assert task is not None
-        params = task.params(spec.params)
         expected = episode_seed(log.config.seed, record.task, record.index)
         if record.seed != expected:
             result.findings.append(_differs(record, Difference("seed", record.seed, expected)))
@@ -149,12 +159,9 @@ def verify(path: Path | str) -> VerifyResult:
             result.findings.append(Finding(record.task, record.index, "not-verifiable", reason=why))
             continue
         frames = frames or any(s.frame is not None for s in steps)
-        result.findings.append(settle(record.task, record.index, _replay(record, task, params, steps, agent)))
-    if frames:
-        result.notes.append("frames (image mode) are not compared; the text of every observation is")
-    if result.differing:
-        result.notes.extend(version_notes(log))
-    return result
+        replay = _replay(record, task, task.params(spec.params), steps, agent)
+        result.findings.append(settle(runner, record.task, record.index, replay))
+    return frames
 
 
 def _differs(record: EpisodeRecord, difference: Difference) -> Finding:
@@ -231,10 +238,10 @@ class NotVerifiable(Exception):
     """Raised by a re-play that finds it cannot check what follows (the message says why)."""
 
 
-def settle(task: str, index: int, replay: Coroutine[Any, Any, Difference | None]) -> Finding:
+def settle(runner: asyncio.Runner, task: str, index: int, replay: Coroutine[Any, Any, Difference | None]) -> Finding:
     """Run one episode's re-play to its verdict (what the game raises is blamed as the runner blames it)."""
     try:
-        difference = asyncio.run(replay)
+        difference = runner.run(replay)
     except (PlaybenchError, NotVerifiable) as exc:
         return Finding(task, index, "not-verifiable", reason=str(exc))
     except OSError as exc:  # the machine, not the record
@@ -316,6 +323,8 @@ def _differ(name: str, recorded: Any, replayed: Any, step: int | None = None) ->
 
 def same(a: Any, b: Any) -> bool:
     """Equal as records hold them (JSON values: a tuple is a list, 1 is 1.0, numbers compared exactly)."""
+    if type(a) is type(b) and type(a) in (str, float):  # most values, the fast way
+        return bool(a == b)
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, int | float) and isinstance(b, int | float):

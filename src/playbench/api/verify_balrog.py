@@ -10,6 +10,7 @@ column is the executed action itself: they are re-played, the policy alongside, 
 checked. The folder's ``summary.json`` is checked against its episode files as well.
 """
 
+import asyncio
 import csv
 import json
 import math
@@ -54,6 +55,15 @@ def verify_submission(folder: Path) -> VerifyResult:
 
     result = VerifyResult(folder, kind="balrog-submission")
     result.folder_differences = [f"summary.json {line}" for line in read_submission(folder)["mismatches"]]
+    with asyncio.Runner() as runner:  # one event loop for every episode's re-play
+        _check_folder(folder, result, runner)
+    if any(f.verdict != "not-verifiable" for f in result.findings):
+        result.notes.append("episodes were re-played with each task's default parameters (a submission records "
+                            "none); a submission holds ok episodes only")
+    return result
+
+
+def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner) -> None:
     names = _task_ids()
     problems: dict[str, str | None] = {}
     for file in sorted(folder.rglob("*_run_*.json")):
@@ -88,11 +98,8 @@ def verify_submission(folder: Path) -> VerifyResult:
             result.findings.append(Finding(label, index, "not-verifiable", reason=f"{steps_file.name} is not "
                                                                                      "BALROG's steps table"))
             continue
-        result.findings.append(settle(label, index, _replay(task, index, seed, rows, data, env, make_agent)))
-    if any(f.verdict != "not-verifiable" for f in result.findings):
-        result.notes.append("episodes were re-played with each task's default parameters (a submission records "
-                            "none); a submission holds ok episodes only")
-    return result
+        replay = _replay(task, index, seed, rows, data, env, make_agent)
+        result.findings.append(settle(runner, label, index, replay))
 
 
 def _load(file: Path) -> dict[str, Any]:

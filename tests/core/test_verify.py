@@ -1,0 +1,195 @@
+"""``playbench verify``: untouched runs re-play to their records; an edited record of any kind is found."""
+
+import dataclasses
+import json
+import shutil
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+import playbench
+from helpers import only_run_dir, run_cli
+from playbench.api import verify as verify_module
+from playbench.core.errors import PlaybenchError
+from playbench.core.registry import find_task
+
+#: one short task of each suite, each a different engine
+TASKS = ["smartplay/hanoi-3", "mango/df", "grasp/energy", "balrog/babyai/goto"]
+#: a shard chunk's header (log/shard.py): magic, kind, tag, payload length, payload CRC-32
+HEADER = struct.Struct("<3sBQII")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A random agent's run of the four suites, and a mock model's run with invalid answers."""
+    made = {}
+    for name, args in {"random": [*TASKS, "--agent", "random", "--episodes", "2"],
+                       "model": ["smartplay/hanoi-3", "balrog/babyai/goto", "--model", "mock/demo", "-M",
+                                 "invalid_rate=0.4", "--episodes", "2", "-T", "max_steps=12"]}.items():
+        log = tmp_path_factory.mktemp(name)
+        done = run_cli("eval", *args, "--seed", "7", "--quiet", "--log-dir", str(log))
+        assert done.returncode == 0, done.stderr
+        made[name] = only_run_dir(log)
+    return made
+
+
+def _copy(run: Path, tmp_path: Path) -> Path:
+    target = tmp_path / run.name
+    shutil.copytree(run, target)
+    return target
+
+
+def _lines(run: Path) -> list[dict]:
+    return [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
+
+
+def _write_lines(run: Path, rows: list[dict]) -> None:
+    (run / "episodes.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def _differing(result: playbench.VerifyResult) -> dict[str, str]:
+    return {f.name: f.difference.describe() for f in result.findings if f.verdict == "differs" and f.difference}
+
+
+def test_untouched_runs_of_the_four_suites_verify(runs: dict[str, Path]) -> None:
+    result = playbench.verify(runs["random"])
+    assert (result.verified, result.differing, result.not_verifiable) == (8, 0, 0) and result.ok
+    assert {f.task for f in result.findings} == set(TASKS)
+    model = playbench.verify(runs["model"])
+    assert (model.verified, model.differing, model.not_verifiable) == (4, 0, 0)
+    assert sum(r["invalid_actions"] for r in _lines(runs["model"])) > 0  # invalid steps were checked too
+    done = run_cli("verify", str(runs["random"]))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("8 verified, 0 differing, 0 not verifiable")
+
+
+def test_an_edited_score_is_found(runs: dict[str, Path], tmp_path: Path) -> None:
+    run = _copy(runs["random"], tmp_path)
+    rows = _lines(run)
+    target = next(r for r in rows if r["task"] == "grasp/energy" and r["index"] == 1)
+    target["score"] = target["score"] + 1.0
+    _write_lines(run, rows)
+    assert _differing(playbench.verify(run)) == {
+        "grasp/energy #1": f"score: recorded {target['score']!r}, replayed {target['score'] - 1.0!r}"}
+    done = run_cli("verify", str(run))
+    assert done.returncode == 1
+    assert "7 verified, 1 differing, 0 not verifiable" in done.stdout
+    assert "differs: grasp/energy #1 score: recorded" in done.stdout
+
+
+def test_a_swapped_seed_is_found(runs: dict[str, Path], tmp_path: Path) -> None:
+    run = _copy(runs["random"], tmp_path)
+    rows = _lines(run)
+    first, second = (r for r in rows if r["task"] == "smartplay/hanoi-3")
+    first["seed"], second["seed"] = second["seed"], first["seed"]
+    _write_lines(run, rows)
+    found = _differing(playbench.verify(run))
+    assert set(found) == {"smartplay/hanoi-3 #0", "smartplay/hanoi-3 #1"}
+    assert found["smartplay/hanoi-3 #0"] == f"seed: recorded {first['seed']}, replayed {second['seed']}"
+
+
+def _edit_shard(shard: Path, old: bytes, new: bytes) -> None:
+    """Replace ``old`` by ``new`` in the first chunk holding it, re-compressed with a correct length and CRC."""
+    data, out, offset, edited = shard.read_bytes(), [], 0, False
+    while offset < len(data):
+        magic, kind, tag, length, _ = HEADER.unpack_from(data, offset)
+        payload = data[offset + HEADER.size: offset + HEADER.size + length]
+        lines = zlib.decompress(payload)
+        if not edited and old in lines:
+            payload, edited = zlib.compress(lines.replace(old, new, 1)), True
+        out.append(HEADER.pack(magic, kind, tag, len(payload), zlib.crc32(payload)) + payload)
+        offset += HEADER.size + length
+    assert edited
+    shard.write_bytes(b"".join(out))
+
+
+def test_an_edited_observation_inside_a_shard_is_found(runs: dict[str, Path], tmp_path: Path) -> None:
+    run = _copy(runs["random"], tmp_path)
+    record = next(r for r in _lines(run) if r["task"] == "balrog/babyai/goto" and r["index"] == 0)
+    steps = playbench.read_run(run).read_trajectory(next(e for e in playbench.read_run(run).episodes()
+                                                         if e.task == "balrog/babyai/goto" and e.index == 0))
+    shown = steps[1].observation
+    word = "wall" if "wall" in shown else shown.split()[0]
+    _edit_shard(run / record["trajectory"].split("#")[0], json.dumps(shown)[1:-1].encode(),
+                json.dumps(shown.replace(word, word.upper(), 1))[1:-1].encode())
+    found = _differing(playbench.verify(run))
+    assert list(found) == ["balrog/babyai/goto #0"]
+    assert found["balrog/babyai/goto #0"].startswith("step 1 observation: recorded ")
+    done = run_cli("verify", str(run))
+    assert done.returncode == 1 and "differs: balrog/babyai/goto #0 step 1 observation" in done.stdout
+
+
+def test_an_edited_action_is_found(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A reference policy plays alongside: a different executed action is the policy's difference."""
+    run = _copy(runs["random"], tmp_path)
+    record = next(r for r in _lines(run) if r["task"] == "smartplay/hanoi-3" and r["index"] == 0)
+    log = playbench.read_run(run)
+    steps = log.read_trajectory(next(e for e in log.episodes() if e.task == "smartplay/hanoi-3" and e.index == 0))
+    legal_other = "A" if steps[0].executed != "A" else "B"
+    old = f'"action":"{steps[0].executed}","executed":"{steps[0].executed}"'.encode()
+    _edit_shard(run / record["trajectory"].split("#")[0], old,
+                f'"action":"{legal_other}","executed":"{legal_other}"'.encode())
+    found = _differing(playbench.verify(run))
+    assert list(found) == ["smartplay/hanoi-3 #0"] and found["smartplay/hanoi-3 #0"].startswith("step 0 action:")
+
+
+def test_what_cannot_be_replayed_is_counted_apart(runs: dict[str, Path], tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    run = _copy(runs["random"], tmp_path)
+    rows = _lines(run)
+    rows[0]["status"], rows[0]["score"], rows[0]["completion"], rows[0]["progress"] = "game-error", None, None, None
+    rows[0]["metrics"] = {}
+    _write_lines(run, rows)
+    hanoi = find_task("smartplay/hanoi-3")
+    assert hanoi is not None
+
+    def find(task_id: str):  # the one task declared not reproducible
+        task = find_task(task_id)
+        return dataclasses.replace(task, not_reproducible="its moves come from the clock") if task is hanoi else task
+
+    monkeypatch.setattr(verify_module, "find_task", find)
+    result = playbench.verify(run)
+    reasons = {f.name: f.reason for f in result.findings if f.verdict == "not-verifiable"}
+    assert reasons[f"{rows[0]['task']} #{rows[0]['index']}"].startswith("status game-error")
+    assert reasons["smartplay/hanoi-3 #1"] == "not reproducible by design: its moves come from the clock"
+    assert result.differing == 0 and result.verified == 8 - len(reasons)
+
+
+def test_damaged_steps_are_not_verifiable(runs: dict[str, Path], tmp_path: Path) -> None:
+    run = _copy(runs["random"], tmp_path)
+    shard = run / next(r for r in _lines(run) if r["task"] == "mango/df")["trajectory"].split("#")[0]
+    shard.write_bytes(shard.read_bytes()[:-7])  # its last chunk torn
+    result = playbench.verify(run)
+    assert result.not_verifiable >= 1 and result.differing == 0
+    assert any(f.task == "mango/df" and "steps" in (f.reason or "") for f in result.findings)
+
+
+def test_a_folder_that_is_no_run_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(PlaybenchError, match="neither a playbench run"):
+        playbench.verify(tmp_path)
+    done = run_cli("verify", str(tmp_path))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_balrog_submissions(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A reference policy's submission re-plays from its seeds and Action column; a model's cannot."""
+    folder = tmp_path / "random"
+    assert run_cli("export", str(runs["random"]), "--format", "balrog", "-o", str(folder)).returncode == 0
+    result = playbench.verify(folder)
+    assert result.kind == "balrog-submission"
+    assert (result.verified, result.differing, result.not_verifiable) == (2, 0, 0)
+    csv_file = next(folder.rglob("*_run_01.csv"))
+    text = csv_file.read_text()
+    csv_file.write_text(text.replace("wall", "WALL", 1) if "wall" in text else text.replace("1.0", "0.5", 1))
+    found = playbench.verify(folder)
+    assert [f.name for f in found.findings if f.verdict == "differs"] == ["balrog/babyai/goto #1"]
+    done = run_cli("verify", str(folder))
+    assert done.returncode == 1 and "differs: balrog/babyai/goto #1 step" in done.stdout
+
+    model = tmp_path / "model"
+    assert run_cli("export", str(runs["model"]), "--format", "balrog", "-o", str(model)).returncode == 0
+    result = playbench.verify(model)
+    assert result.not_verifiable == 2 and result.verified == 0 and result.ok
+    assert all("model's answers" in (f.reason or "") for f in result.findings)
