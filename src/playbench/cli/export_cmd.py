@@ -188,7 +188,8 @@ def default_target(store: RunLog, fmt: str, per: str) -> Path:
               help="With --format chat: a line per step (default), or per episode as one conversation.")
 @click.option("--output", "-o", type=click.Path(), default=None,
               help="File to write: new, or an earlier export of the same format (default: RUN/export.<format>, "
-                   "needed with several runs); for balrog a new or empty folder (default: RUN/balrog).")
+                   "for chat RUN/export.chat.jsonl or RUN/export.chat-episodes.jsonl; needed with several runs); "
+                   "for balrog a new or empty folder (default: RUN/balrog).")
 def command(runs: tuple[str, ...], fmt: str, per: str | None, output: str | None) -> None:
     """Write the episodes of RUN... as one table (a row per episode), as chat lines, or as BALROG's folder.
 
