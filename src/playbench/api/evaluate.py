@@ -245,7 +245,7 @@ def _destination(model: Any, settings: dict[str, Any], urls: list[str]) -> str:
 
 
 #: signals that stop a run the way Ctrl-C does (a batch system's time limit, a closed terminal)
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 @contextmanager
