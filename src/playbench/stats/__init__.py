@@ -5,12 +5,17 @@ table imports no numpy.
 """
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the real names for type checkers; at run time they load on first use
+    from playbench.stats.intervals import bootstrap_mean, interval, wilson
+    from playbench.stats.metric import Metric
+    from playbench.stats.summary import mean_stderr, summarize
 
 _WHERE = {"bootstrap_mean": "intervals", "interval": "intervals", "wilson": "intervals",
           "mean_stderr": "summary", "summarize": "summary", "Metric": "metric"}
 
-__all__ = sorted(_WHERE)
+__all__ = ["Metric", "bootstrap_mean", "interval", "mean_stderr", "summarize", "wilson"]
 
 
 def __getattr__(name: str) -> Any:
