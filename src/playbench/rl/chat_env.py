@@ -1,0 +1,366 @@
+"""``ChatEnv``: one playbench episode as a chat environment, ``reset() -> messages``, ``step(text)``.
+
+The episode is played by the runner's own ``play_episode`` with a registered agent, exactly as in
+``playbench eval``; the agent's model is a channel (``rl/channel.py``) that hands each request out of
+``reset``/``step`` and waits for the caller's answer. So the requests, the parsing of answers, the step
+records and the episode record are those of an eval run, by construction: nothing here re-plays the loop.
+
+Async callers use ``areset``/``astep`` inside their own event loop (the episode runs as a task of that
+loop). ``reset``/``step`` run the same coroutines on an event loop of the calling thread, shared by the
+thread's environments (no thread, no loop per environment); they refuse to run inside a running loop.
+"""
+
+import asyncio
+import dataclasses
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any, NamedTuple, TypeVar
+
+from playbench.agents.base import Agent
+from playbench.agents.registry import AgentSpec, get_agent
+from playbench.api.config import KeyValues, build_config, check_text, key_value_items
+from playbench.api.workers import registered_agent
+from playbench.core.errors import PlaybenchError
+from playbench.core.params import Params, parse_key_values
+from playbench.core.records import EpisodeRecord, RunConfig, StepRecord
+from playbench.core.registry import get_task
+from playbench.core.seeding import episode_seed
+from playbench.core.task import Task
+from playbench.log.paths import frame_path
+from playbench.models.types import MOCK_KEYS, GenerateConfig, Message, build_generate_config
+from playbench.rl.channel import channel_model
+from playbench.runner.plan import EpisodeJob
+from playbench.runner.runner import play_episode
+
+#: the model name records carry when the caller names none (give yours: ``model="vllm/Qwen3-8B"``)
+DEFAULT_MODEL = "rl/policy"
+
+T = TypeVar("T")
+
+
+@dataclasses.dataclass(frozen=True)
+class EnvSpec:
+    """A validated request (task, agent, model, seed and parameters), shared read-only by its environments.
+
+    Build it once with :func:`env_spec` and make many environments from it (``ChatEnv.from_spec``): the
+    validation (data files included) is then done once, not per environment.
+    """
+
+    config: RunConfig  # the run config ``build_config`` makes for this one task (``episodes`` is 1)
+    task: Task
+    params: Params
+    agent: AgentSpec
+    agent_params: Params
+    generate: GenerateConfig
+
+    @property
+    def task_id(self) -> str:
+        """The task's id (an alias given is resolved)."""
+        return self.task.id
+
+
+def env_spec(task: str, seed: int = 0, agent: str = "naive", task_params: KeyValues = None,
+             agent_params: KeyValues = None, model: str = DEFAULT_MODEL, model_params: KeyValues = None) -> EnvSpec:
+    """Validate a request as ``playbench eval`` does (``build_config``) and return its :class:`EnvSpec`.
+
+    ``task`` is one task id or alias; ``agent`` a registered model agent; ``seed`` the run's base seed.
+    Bad input is a PlaybenchError (one line).
+    """
+    check_text({"tasks": (task,), "task_params": task_params, "agent_params": agent_params,
+                "model_params": model_params, "model": model, "agent": agent})
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise PlaybenchError(f"seed {seed!r}: must be a whole number")
+    margs = key_value_items(model_params)
+    mvalues = parse_key_values(margs, "-M")
+    from playbench.models.factory import refuse_credentials
+
+    refuse_credentials(model, mvalues)
+    generate = build_generate_config(mvalues, f"model {model}")
+    if any(getattr(generate, k) for k in MOCK_KEYS):
+        raise PlaybenchError("-M script, invalid_rate and latency are settings of the mock provider; "
+                             "a ChatEnv's answers come from its caller")
+    if "/" not in model.strip("/"):
+        raise PlaybenchError(f"model {model!r}: give provider/name (e.g. vllm/Qwen3-8B), as records name models")
+    spec = get_agent(agent)
+    if not spec.needs_model:
+        raise PlaybenchError(f"agent {agent!r} plays without a model; a ChatEnv is played by a model agent "
+                             "(naive, cot, robust-naive, robust-cot, custom, few-shot, two-stage)")
+    config = build_config((task,), agent, model, 1, seed, key_value_items(task_params),
+                          key_value_items(agent_params), margs)
+    if len(config.tasks) != 1:
+        raise PlaybenchError(f"{task} names {len(config.tasks)} tasks; a ChatEnv plays one task")
+    registered_agent(config, lambda: None)  # the checks eval makes before a run (preflight), once
+    found = get_task(config.tasks[0].id)
+    return EnvSpec(config=config, task=found, params=found.params(config.tasks[0].params), agent=spec,
+                   agent_params=spec.params(config.agent_params), generate=generate)
+
+
+class StepResult(NamedTuple):
+    """What ``step`` returns (unpacks like gymnasium's five values)."""
+
+    messages: list[dict[str, Any]]  # the next request; [] once the episode is over
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Rollout:
+    """A finished episode: what :func:`playbench.rl.write_run` writes (plain data, picklable)."""
+
+    config: RunConfig
+    record: EpisodeRecord
+    steps: list[StepRecord]
+    frames: dict[int, Any] = dataclasses.field(default_factory=dict)  # step -> the RGB frame the agent saw
+
+
+class _Watched:
+    """The episode's game seen through: the runner plays it unchanged; its last step's flags are kept."""
+
+    def __init__(self, game: Any, seen: Callable[[bool, bool], None]) -> None:
+        self._game = game
+        self._seen = seen
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+    def step(self, action: str) -> Any:
+        """The game's own step; ``terminated`` and ``truncated`` are noted on the way out."""
+        out = self._game.step(action)
+        self._seen(bool(out[2]), bool(out[3]))
+        return out
+
+
+_threads = threading.local()
+
+
+def _thread_loop() -> asyncio.AbstractEventLoop:
+    """The calling thread's event loop for the synchronous API (made on first use)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise PlaybenchError("ChatEnv.reset/step/close run an event loop of their own; inside a running loop, "
+                             "await areset()/astep()/aclose()")
+    loop: asyncio.AbstractEventLoop | None = getattr(_threads, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _threads.loop = asyncio.new_event_loop()
+    return loop
+
+
+class ChatEnv:
+    """One episode of a playbench task as a chat environment (see the module doc and docs/rl.md).
+
+    ``ChatEnv("balrog/babyai/goto", index=3, seed=0)``: episode 3 of a run with base seed 0, played by the
+    ``naive`` agent. ``reset()`` gives the first request (OpenAI-style message dicts, images as the
+    trajectory stores them; ``request`` has them as ``Message`` objects with their PNG bytes); ``step(text)``
+    takes the model's raw answer. Each model request is one step: the two-stage agent makes two per game step.
+    """
+
+    def __init__(self, task: str, index: int = 0, seed: int = 0, agent: str = "naive", task_params: KeyValues = None,
+                 agent_params: KeyValues = None, model: str = DEFAULT_MODEL, model_params: KeyValues = None) -> None:
+        self._setup(env_spec(task, seed, agent, task_params, agent_params, model, model_params), index)
+
+    @classmethod
+    def from_spec(cls, spec: EnvSpec, index: int = 0) -> "ChatEnv":
+        """An environment for episode ``index`` of ``spec`` (cheap: nothing is validated again but the index)."""
+        env = cls.__new__(cls)
+        env._setup(spec, index)
+        return env
+
+    def _setup(self, spec: EnvSpec, index: int) -> None:
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise PlaybenchError(f"index {index!r}: must be a whole number of at least 0")
+        spec.task.check_episodes(spec.params, index + 1)
+        self.spec = spec
+        self.index = index
+        self.seed = episode_seed(spec.config.seed, spec.task.id, index)  # as plan_jobs derives it
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._episode: asyncio.Task[None] | None = None
+        self._wake: asyncio.Future[None] | None = None
+        self._answer: asyncio.Future[str] | None = None
+        self._request: list[Message] | None = None
+        self._record: EpisodeRecord | None = None
+        self._steps: list[StepRecord] = []
+        self._frames: dict[int, Any] = {}
+        self._seen = 0  # steps already reported by ``step``
+        self._flags = (False, False)  # the last game step's (terminated, truncated)
+        self._game: Any = None
+
+    # -- what it is ---------------------------------------------------------------------------------
+
+    @property
+    def task_id(self) -> str:
+        """The task's id."""
+        return self.spec.task.id
+
+    @property
+    def request(self) -> list[Message] | None:
+        """The pending request as ``Message`` objects (images with their PNG bytes); None when none is pending."""
+        return self._request if self._answer is not None else None
+
+    @property
+    def done(self) -> bool:
+        """Whether the episode has ended (its record is ready)."""
+        return self._record is not None
+
+    @property
+    def score(self) -> float | None:
+        """The suite's official score of the finished episode (None before the end, or for a failed one)."""
+        return self._record.score if self._record is not None else None
+
+    def record(self) -> EpisodeRecord:
+        """The episode's record, as ``playbench eval`` writes it (but ``timing``, and ``trajectory`` is None)."""
+        if self._record is None:
+            raise PlaybenchError(f"{self.task_id} #{self.index}: the episode is not over; step until it ends")
+        return self._record
+
+    def steps(self) -> list[StepRecord]:
+        """The steps played so far, as the run's trajectory records them."""
+        return list(self._steps)
+
+    def rollout(self) -> Rollout:
+        """The finished episode as a :class:`Rollout` (for ``write_run``; picklable)."""
+        record = self.record()
+        task = self.spec.config.tasks[0].model_copy(update={"episodes": self.index + 1})
+        return Rollout(self.spec.config.model_copy(update={"tasks": [task]}), record, list(self._steps),
+                       dict(self._frames))
+
+    # -- async API ------------------------------------------------------------------------------
+
+    async def areset(self) -> list[dict[str, Any]]:
+        """Start the episode afresh and return the first request's messages ([] if it ended at once)."""
+        await self.aclose()
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        self._record, self._steps, self._frames, self._seen = None, [], {}, 0
+        self._flags = (False, False)
+        model = channel_model(self.spec.config.model or DEFAULT_MODEL, self.spec.generate, self._ask)
+        agent: Agent = self.spec.agent.factory(self.spec.agent_params, model)
+        job = EpisodeJob(dataclasses.replace(self.spec.task, make_game=self._make_game), self.spec.params,
+                         self.index, self.seed)
+        self._wake = loop.create_future()
+        self._episode = loop.create_task(self._play(job, agent))
+        await self._wake
+        return self._messages()
+
+    async def astep(self, text: str) -> StepResult:
+        """Answer the pending request with the model's raw ``text``; see :class:`StepResult`."""
+        if not isinstance(text, str):
+            raise PlaybenchError(f"step takes the model's answer as a str, got {type(text).__name__}")
+        answer = self._answer
+        if answer is None or self._loop is None:
+            raise PlaybenchError(f"{self.task_id} #{self.index}: no request is pending "
+                                 + ("(the episode is over; reset() starts it again)" if self.done else "(reset() first)"))
+        self._answer = None
+        self._wake = self._loop.create_future()
+        answer.set_result(text)
+        await self._wake
+        return self._result()
+
+    async def aclose(self) -> None:
+        """Stop an unfinished episode (its game is closed); nothing is recorded for it."""
+        episode, self._episode = self._episode, None
+        self._answer = self._request = None
+        if episode is not None and not episode.done():
+            episode.cancel()
+            await asyncio.gather(episode, return_exceptions=True)
+
+    # -- sync API -------------------------------------------------------------------------------
+
+    def reset(self) -> list[dict[str, Any]]:
+        """``areset`` on the calling thread's event loop."""
+        return self._sync(self.areset())
+
+    def step(self, text: str) -> StepResult:
+        """``astep`` on the calling thread's event loop."""
+        return self._sync(self.astep(text))
+
+    def close(self) -> None:
+        """``aclose`` on the calling thread's event loop."""
+        if self._episode is not None and not self._episode.done():
+            self._sync(self.aclose())
+
+    def _sync(self, coro: Coroutine[Any, Any, T]) -> T:
+        try:
+            loop = _thread_loop()
+            if self._episode is not None and not self._episode.done() and self._loop is not loop:
+                raise PlaybenchError(f"{self.task_id} #{self.index}: its episode runs on another event loop "
+                                     "(started by areset, or on another thread); go on with astep there")
+        except BaseException:
+            coro.close()
+            raise
+        return loop.run_until_complete(coro)
+
+    # -- the episode side -----------------------------------------------------------------------
+
+    async def _play(self, job: EpisodeJob, agent: Agent) -> None:
+        try:
+            config = self.spec.config
+            self._record, _ = await play_episode(job, agent, config.agent, config.model, save_frame=self._keep_frame,
+                                                 record_step=self._steps.append)
+        finally:
+            self._answer = None
+            self._wake_up()
+
+    async def _ask(self, messages: list[Message]) -> str:
+        """The channel model's request: hand it out (wake the caller) and wait for the answer."""
+        assert self._loop is not None
+        self._request = messages
+        self._answer = self._loop.create_future()
+        self._wake_up()
+        return await self._answer
+
+    def _wake_up(self) -> None:
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+
+    def _make_game(self, params: Any, index: int) -> Any:
+        self._game = self.spec.task.make_game(params, index)
+        return _Watched(self._game, self._note)
+
+    def _note(self, terminated: bool, truncated: bool) -> None:
+        self._flags = (terminated, truncated)
+
+    def _keep_frame(self, step: int, image: Any) -> str:
+        """Keep the frame the agent saw (``write_run`` writes it) and name it as a run does."""
+        self._frames[step] = image
+        return frame_path(self.spec.task.id, self.index, step)
+
+    # -- answers --------------------------------------------------------------------------------
+
+    def _messages(self) -> list[dict[str, Any]]:
+        """The pending request as message dicts (fresh dicts: the caller may change them), [] when over."""
+        if self._episode is not None and self._episode.done():
+            self._episode.result()  # a fault of playbench itself (never the game's nor the agent's) surfaces here
+            return []
+        assert self._request is not None
+        return [m.record().copy() for m in self._request]
+
+    def _result(self) -> StepResult:
+        messages = self._messages()
+        new = self._steps[self._seen:]
+        self._seen = len(self._steps)
+        info: dict[str, Any] = {"game_step": bool(new)}
+        reward, terminated, truncated = 0.0, False, False
+        if new:
+            step = new[-1]
+            reward = sum(s.reward for s in new)
+            info.update(step=step.step, raw_output=step.raw_output, action=step.action, executed=step.executed,
+                        valid=step.valid, score=step.score, progress=self._progress(), extra=step.extra)
+            if step.done:
+                terminated, truncated = self._flags
+        record = self._record
+        if record is not None:
+            info.update(status=record.status, error=record.error, episode_score=record.score)
+            if not (terminated or truncated):  # ended by a fault, not by the game: cut short
+                truncated = True
+        return StepResult(messages, reward, terminated, truncated, info)
+
+    def _progress(self) -> float | None:
+        try:
+            return float(self._game.progress)
+        except Exception:  # noqa: BLE001  (a game that cannot say gives no figure)
+            return None
