@@ -6,6 +6,7 @@ import signal
 import subprocess
 import time
 
+import playbench
 from helpers import PLAYBENCH, only_run_dir, run_cli, stable_lines, stable_trajectories
 
 ARGS = ["smartplay/hanoi-3", "smartplay/rps-basic", "--agent", "random", "--episodes", "1500", "--seed", "3", "--quiet"]
@@ -43,6 +44,8 @@ def test_sigkill_then_resume_equals_uninterrupted(tmp_path):
     assert stable_trajectories(run_dir) == stable_trajectories(reference)
     lines = (run_dir / "episodes.jsonl").read_text().splitlines()
     assert len(lines) == 3000 and all(json.loads(x) for x in lines)
+    checked = playbench.verify(run_dir)  # the resumed run re-plays to its records through fresh engines
+    assert (checked.verified, checked.differing, checked.not_verifiable) == (3000, 0, 0)
 
 
 SMALL = ["smartplay/hanoi-3", "--agent", "random", "--episodes", "4", "--seed", "3", "--quiet"]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import playbench
 from helpers import PLAYBENCH, only_run_dir, run_cli, stable_lines, stable_trajectories, wait_for_episodes
 from playbench.models.fakeserver import FakeServer
 
@@ -47,6 +48,8 @@ def test_cluster_and_merged_shards_equal_one_machine(tmp_path, ray_cluster):
     for run in (cluster, merged):
         assert stable_lines(run) == reference
         assert stable_trajectories(run) == stable_trajectories(local)
+        checked = playbench.verify(run)  # re-played through fresh engines, every record holds
+        assert (checked.verified, checked.differing, checked.not_verifiable) == (10, 0, 0)
     # the merged file is written in (task, index) order, one line per episode
     keys = [(r["task"], r["index"]) for r in _lines(merged)]
     assert keys == sorted(keys) and len(set(keys)) == 10
@@ -129,6 +132,7 @@ def test_driver_killed_then_resumed_finishes_the_same_run(tmp_path, ray_cluster,
     assert len(lines) == 30 and len({(r["task"], r["index"]) for r in lines}) == 30
     assert stable_lines(run) == stable_lines(slow_reference)
     assert stable_trajectories(run) == stable_trajectories(slow_reference)
+    assert playbench.verify(run).verified == 30
     # the run may come back to one machine: the change is logged, nothing is left to play
     res = run_cli("eval", "--resume", str(run), "--executor", "local", "--quiet")
     assert res.returncode == 0, res.stderr

@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 
+import playbench
 from helpers import only_run_dir, run_cli, stable_lines, stable_trajectories
 from playbench.core.errors import PlaybenchError
 from playbench.runner.shard import parse_shard, shard_of
@@ -53,6 +54,8 @@ def test_shards_merged_equal_the_single_run(runs, tmp_path):
     res = run_cli("merge", str(runs["s3"]), str(runs["s1"]), str(runs["s2"]), "--output", str(merged))
     assert res.returncode == 0, res.stderr
     assert "merged 14 episodes from 3 shards" in res.stdout
+    checked = playbench.verify(merged)  # re-played through fresh engines, every record holds
+    assert (checked.verified, checked.differing, checked.not_verifiable) == (14, 0, 0)
     assert stable_lines(merged) == stable_lines(runs["full"])
     assert stable_trajectories(merged) == stable_trajectories(runs["full"])
     meta = json.loads((merged / "run.json").read_text())
