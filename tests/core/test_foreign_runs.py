@@ -167,6 +167,22 @@ def test_a_key_in_the_base_url_is_used_and_never_recorded(tmp_path: Path) -> Non
     assert CANARY.encode() not in _all_bytes(run) and CANARY not in again.stderr
 
 
+def test_a_key_in_the_providers_url_variable_is_used_again_on_resume(tmp_path: Path) -> None:
+    with FakeServer(down=True, record=True) as server:
+        env = {**CLEAN, "OPENAI_BASE_URL": f"{server.url}/v1?api-key={CANARY}"}
+        first = run_cli("eval", *RUN, "--model", "openai/fake", "--episodes", "2", "--max-retries", "0",
+                        "--log-dir", str(tmp_path), env=env)
+        assert first.returncode == 1, first.stderr
+        run = only_run_dir(tmp_path)
+        assert json.loads((run / "run.json").read_text())["settings"]["base_url"].endswith("?api-key=***")
+        server.down = False
+        again = run_cli("eval", "--resume", str(run), "--quiet", env=env)  # the variable names it: no question
+        assert again.returncode == 0, again.stderr
+        paths = [path for path, _ in server.received]
+    assert len(paths) > 2 and set(paths) == {f"/v1/chat/completions?api-key={CANARY}"}  # the real key, not ***
+    assert CANARY.encode() not in _all_bytes(run)
+
+
 def test_a_mock_model_says_it_uses_no_server(tmp_path: Path) -> None:
     res = run_cli("eval", *RUN, "--model", "mock/demo", "--episodes", "1", "--log-dir", str(tmp_path), env=CLEAN)
     assert res.returncode == 0, res.stderr

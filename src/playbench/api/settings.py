@@ -73,7 +73,7 @@ def resumed_config(store: RunStore, given: set[str], ask: dict[str, Any], settin
                                  f"{str(asked_shard)!r}; resume with --resume alone (or start a new run)")
     new = {k: v for k, v in settings.items() if k in given and k in CONNECTION_DEFAULTS}
     merged, changed = apply_settings({**SETTING_DEFAULTS, **store.meta.settings}, new)
-    confirm_destinations(recorded, store.meta.settings, given, merged)
+    merged["base_url"] = confirm_destinations(recorded, store.meta.settings, given, merged)
     if changed:
         shown = {**merged, "base_url": mask_url(merged["base_url"])}
         meta = store.meta.model_copy(update={"settings": shown,
@@ -87,7 +87,7 @@ _LOCAL_RAY = ("auto", "local")
 
 
 def confirm_destinations(config: RunConfig, recorded: dict[str, Any], given: set[str], settings: dict[str, Any]
-                         ) -> None:
+                         ) -> str | None:
     """Refuse to resume toward a model server or Ray cluster that only the run's own files name.
 
     A run folder may come from anyone, and its ``run.json`` could name a host that would then receive the
@@ -95,8 +95,12 @@ def confirm_destinations(config: RunConfig, recorded: dict[str, Any], given: set
     is the provider's default, the one the provider's URL variable (``$OPENAI_BASE_URL`` …) names, or when
     the caller gives ``base_url`` again; a recorded Ray address only when it is this machine's, the one
     ``$RAY_ADDRESS`` names, or given again. ``settings`` are those the resume would run with.
+
+    Returns the base URL to resume with: the variable's own value when it names the recorded server (the
+    record holds it masked), else ``settings["base_url"]``.
     """
     url, address = recorded.get("base_url"), recorded.get("ray_address")
+    use = settings.get("base_url")
     for name, value in (("base_url", url), ("ray_address", address)):
         if value is not None and not isinstance(value, str):
             raise PlaybenchError(f"run.json's settings.{name} is not text: {type(value).__name__}")
@@ -104,9 +108,12 @@ def confirm_destinations(config: RunConfig, recorded: dict[str, Any], given: set
         from playbench.models.factory import default_server, parse_model_name
 
         default, url_var = default_server(parse_model_name(config.model)[0])
-        named = [default, os.environ.get(url_var or "")]
-        known = {_same(known_url) for known_url in named if known_url}
-        for one in base_urls(url):
+        from_env = os.environ.get(url_var or "", "").strip()
+        known = {_same(known_url) for known_url in (default, from_env) if known_url}
+        urls = base_urls(url)
+        if from_env and len(urls) == 1 and _same(urls[0]) == _same(from_env):
+            use = from_env  # with the credentials the record could not keep
+        for one in urls:
             if default is not None and _same(one) not in known:
                 shown = mask_url(one)
                 hint = " (your own credentials in place of ***)" if "***" in (shown or "") else ""
@@ -120,6 +127,7 @@ def confirm_destinations(config: RunConfig, recorded: dict[str, Any], given: set
                 f"this run's run.json plays its episodes on the Ray cluster at {address}, a cluster you have not "
                 f"named; nothing was sent: give --ray-address {address} again to play there, or --ray-address "
                 "another cluster (or --executor local)")
+    return use
 
 
 def _same(url: str) -> str:

@@ -63,12 +63,13 @@ def _http_provider(name: str, provider_name: str, model: str, settings: ModelSet
     default_url, url_var, key_vars, fallback_key = PROVIDERS[provider_name]
     url = settings.base_url or (os.environ.get(url_var) if url_var else None) or default_url
     check_base_url(url)
-    for secret in url_secrets(url):  # a key in the URL is hidden wherever a server echoes it
+    in_url = url_secrets(url)
+    for secret in in_url:  # a key in the URL is hidden wherever a server echoes it
         register_secret(secret)
     key_var = next((v for v in key_vars if os.environ.get(v)), None)
     key = os.environ[key_var] if key_var else None
     register_secret(key)
-    if key is None and settings.base_url is None and fallback_key is None:
+    if key is None and settings.base_url is None and fallback_key is None and not in_url:
         raise PlaybenchError(f"{name} needs an API key in ${' or $'.join(key_vars)} (or --base-url for a local server)")
     source = f"${key_var or key_vars[0]}"
     if key is None and fallback_key is not None:
