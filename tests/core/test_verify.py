@@ -193,3 +193,21 @@ def test_balrog_submissions(runs: dict[str, Path], tmp_path: Path) -> None:
     result = playbench.verify(model)
     assert result.not_verifiable == 2 and result.verified == 0 and result.ok
     assert all("model's answers" in (f.reason or "") for f in result.findings)
+
+
+def test_frames_are_compared_by_their_pixels(tmp_path: Path) -> None:
+    from PIL import Image
+
+    done = run_cli("eval", "balrog/babyai/goto", "--agent", "random", "--episodes", "1", "-T", "images=true", "-T", "max_steps=4",
+                   "--seed", "2", "--quiet", "--log-dir", str(tmp_path / "log"))
+    assert done.returncode == 0, done.stderr
+    run = only_run_dir(tmp_path / "log")
+    assert playbench.verify(run).verified == 1
+    log = playbench.read_run(run)
+    frame = run / log.read_trajectory(log.episodes()[0])[2].frame
+    with Image.open(frame) as png:
+        pixels = png.convert("RGB")
+    pixels.putpixel((0, 0), (1, 2, 3))
+    pixels.save(frame, format="PNG")
+    assert _differing(playbench.verify(run)) == {
+        "balrog/babyai/goto #0": f"step 2 frame: recorded {str(frame.relative_to(run))!r}, replayed 'other pixels'"}

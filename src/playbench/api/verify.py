@@ -4,7 +4,7 @@ Each ``ok`` episode is played again exactly as the runner played it: the task's 
 parameters in ``run.json``, reset with the episode's recorded seed (itself checked against the run's base
 seed), then stepped with each recorded *executed* action. Model output is never re-used: what the agent
 answered is the agent's business; what the engine did with the executed action is checked. At each step
-the recorded observation, validity (a valid step executed a legal action named by the agent; an invalid
+the recorded observation (and frame, in image mode), validity (a valid step executed a legal action named by the agent; an invalid
 one the game's default action), reward, score and done must be what the engine gives, and at the end the
 episode's totals (reward, steps, invalid actions, score, completion, progress, metrics, instance).
 
@@ -122,20 +122,17 @@ def verify(path: Path | str) -> VerifyResult:
     log = read_run(path)  # a run that cannot be read is refused here, in one line
     result = VerifyResult(path)
     with asyncio.Runner() as runner:  # one event loop for every episode's re-play
-        frames = _check_run(log, result, runner)
-    if frames:
-        result.notes.append("frames (image mode) are not compared; the text of every observation is")
+        _check_run(log, result, runner)
     if result.differing:
         result.notes.extend(version_notes(log))
     return result
 
 
-def _check_run(log: RunLog, result: VerifyResult, runner: asyncio.Runner) -> bool:
-    """A finding for each episode that counts; returns whether any step showed the agent a frame."""
+def _check_run(log: RunLog, result: VerifyResult, runner: asyncio.Runner) -> None:
+    """A finding for each episode that counts."""
     problems: dict[str, str | None] = {}  # task id -> why its episodes cannot be re-played here (None: they can)
     specs = {spec.id: spec for spec in log.config.tasks}
     agent = reference_agent(log.config.agent, log.config.agent_params)
-    frames = False
     for record in log.episodes():
         task = find_task(record.task)
         spec = specs.get(record.task)
@@ -158,10 +155,8 @@ def _check_run(log: RunLog, result: VerifyResult, runner: asyncio.Runner) -> boo
         if steps is None:
             result.findings.append(Finding(record.task, record.index, "not-verifiable", reason=why))
             continue
-        frames = frames or any(s.frame is not None for s in steps)
-        replay = _replay(record, task, task.params(spec.params), steps, agent)
+        replay = _replay(record, task, task.params(spec.params), steps, agent, log.read_file)
         result.findings.append(settle(runner, record.task, record.index, replay))
-    return frames
 
 
 def _differs(record: EpisodeRecord, difference: Difference) -> Finding:
@@ -254,7 +249,7 @@ def settle(runner: asyncio.Runner, task: str, index: int, replay: Coroutine[Any,
 
 
 async def _replay(record: EpisodeRecord, task: Task, params: Any, steps: list[StepRecord],
-                  make_agent: Callable[[], Agent] | None) -> Difference | None:
+                  make_agent: Callable[[], Agent] | None, read_frame: Callable[[str], bytes]) -> Difference | None:
     """The runner's loop, with the recorded executed actions in place of the agent's.
 
     A reference policy looks at the game's state and may change it (TextWorld's random policy tracks
@@ -272,7 +267,8 @@ async def _replay(record: EpisodeRecord, task: Task, params: Any, steps: list[St
             if done:
                 return Difference("done", False, True, step.step - 1)
             legal = game.legal_actions()
-            difference = _differ("observation", step.observation, obs, step.step)
+            difference = (_differ("observation", step.observation, obs, step.step)
+                          or _frame(step, info.get("image"), read_frame))
             if difference is None and agent is not None:
                 decision = await agent.act(Turn(step.step, obs, info, legal))
                 difference = _differ("action", step.action, decision.action, step.step)
@@ -302,6 +298,28 @@ async def _replay(record: EpisodeRecord, task: Task, params: Any, steps: list[St
         if difference is not None:
             return difference
     return None
+
+
+def _frame(step: StepRecord, image: Any, read_frame: Callable[[str], bytes]) -> Difference | None:
+    """In image mode, the recorded frame's pixels must be the image the game shows (PNG decoded, not its bytes)."""
+    if image is None or step.frame is None:
+        return None if image is None and step.frame is None else Difference(
+            "frame", step.frame, None if image is None else "an image", step.step)
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    shown = np.asarray(image, dtype=np.uint8)
+    try:
+        with Image.open(io.BytesIO(read_frame(step.frame))) as png:
+            if png.size != (shown.shape[1], shown.shape[0]):  # checked before decoding: a frame may come from anyone
+                return Difference("frame", f"{png.size[0]}x{png.size[1]}", f"{shown.shape[1]}x{shown.shape[0]}",
+                                  step.step)
+            pixels = np.asarray(png.convert("RGB" if shown.ndim == 3 else "L"))
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:  # a damaged file, not the machine
+        raise NotVerifiable(f"its frame {step.frame} cannot be read ({type(exc).__name__})") from None
+    return None if np.array_equal(pixels, shown) else Difference("frame", step.frame, "other pixels", step.step)
 
 
 def _validity(step: StepRecord, legal: list[str] | None, default: str) -> Difference | None:
