@@ -150,11 +150,9 @@ def _evaluate(tasks: str | Iterable[str], opts: dict[str, Any]) -> EvalResult:
                 tell(_destination(model_obj, settings, urls))
         jobs = plan_jobs(config, done, retry_errors=retry_errors, shard=shard)
         if settings["executor"] == "ray":
-            from playbench.runner.ray_cluster import connect, named_address
+            from playbench.runner.ray_cluster import connect
 
-            if tell is not None:
-                tell(f"Ray: episodes are played on {named_address(settings['ray_address'])}")
-            cluster = connect(settings["ray_address"])
+            cluster = connect(settings["ray_address"], tell)
         if store is None:
             from playbench.models.factory import public_url
 

@@ -8,6 +8,7 @@ The address is ``--ray-address``, else ``$RAY_ADDRESS``, else Ray's own default 
 import logging
 import os
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,14 +70,21 @@ def named_address(address: str | None) -> str:
     return f"the Ray cluster at {address}"
 
 
-def connect(address: str | None) -> Cluster:
-    """Join the cluster at ``address`` (default: ``$RAY_ADDRESS``, else Ray's default) and count its CPUs."""
+def connect(address: str | None, announce: Callable[[str], None] | None = None) -> Cluster:
+    """Join the cluster at ``address`` (default: ``$RAY_ADDRESS``, else Ray's default) and count its CPUs.
+
+    ``announce`` is told where the episodes go once the address answers, before joining.
+    """
     ray = import_ray()
+    where = named_address(address) if not ray.is_initialized() else "the Ray cluster this process already joined"
     address = address or os.environ.get("RAY_ADDRESS") or None
     started_here = False
     if not ray.is_initialized():
         if address and address not in ("auto", "local"):
             probe(address)
+    if announce is not None:
+        announce(f"Ray: episodes are played on {where}")
+    if not ray.is_initialized():
         kwargs: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
         if address is None or address == "local":
             kwargs["include_dashboard"] = False
