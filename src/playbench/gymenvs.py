@@ -1,14 +1,16 @@
 """playbench's tasks as gymnasium environments: ``gymnasium.make("playbench/<suite>.<name>-v0")``.
 
-The ids are registered when ``playbench`` is imported, from the fixed list below, so registering imports
-no suite and no engine: a task's suite (and its engine) is imported by ``make`` alone. gymnasium 1.x no
-longer loads plugins from entry points; ``gymnasium.make("playbench:playbench/…")`` imports playbench
-itself, so that form needs no other call.
+Every registered task has an id: this face subscribes to the task registry (``registry.on_register``; core
+imports nothing of it), so the ids follow the suites' facts tables and the user's suites, each with its row's
+step limit as ``max_episode_steps``. Registering reads the suites' task tables, never a game module or an
+engine: ``make`` alone imports those.
 
-Importing gymnasium (and numpy under it) takes longer than the whole ``playbench --help``, so
-``import playbench`` does not: when gymnasium is already imported the ids are registered at once,
-otherwise the first ``import gymnasium`` registers them as it finishes (a finder on ``sys.meta_path``
-that wraps gymnasium's own loader and then steps aside).
+gymnasium must be imported to register into its registry, and ``import playbench`` must not import it (that
+costs more than the whole ``playbench --help``). So importing playbench registers the ids at once when
+gymnasium is already imported (as it is for ``gymnasium.make("playbench:playbench/…")``, gymnasium's own way
+of naming the module that registers an id), and otherwise when gymnasium is first imported: gymnasium 1.x no
+longer loads plugins from the ``gymnasium.envs`` entry points, so a finder on ``sys.meta_path`` wraps its
+loader for that one import and then steps aside.
 """
 
 import sys
@@ -19,94 +21,11 @@ if TYPE_CHECKING:
 
     import gymnasium
 
-NAMESPACE = "playbench"
+    from playbench.core.task import Task
 
-#: Every registered task id (``tests/core/test_gym_face.py`` checks this list against the registry).
-TASK_IDS: tuple[str, ...] = (
-    "balrog/babaisai/goto_win",
-    "balrog/babaisai/goto_win-distr_obj",
-    "balrog/babaisai/goto_win-distr_obj-irrelevant_rule",
-    "balrog/babaisai/goto_win-distr_obj_rule",
-    "balrog/babaisai/goto_win-distr_rule",
-    "balrog/babaisai/make_win",
-    "balrog/babaisai/make_win-distr_obj",
-    "balrog/babaisai/make_win-distr_obj-irrelevant_rule",
-    "balrog/babaisai/make_win-distr_obj_rule",
-    "balrog/babaisai/make_win-distr_rule",
-    "balrog/babaisai/two_room-break_stop-goto_win",
-    "balrog/babaisai/two_room-break_stop-goto_win-distr_obj",
-    "balrog/babaisai/two_room-break_stop-goto_win-distr_obj-irrelevant_rule",
-    "balrog/babaisai/two_room-break_stop-goto_win-distr_obj_rule",
-    "balrog/babaisai/two_room-break_stop-goto_win-distr_rule",
-    "balrog/babaisai/two_room-break_stop-make_win",
-    "balrog/babaisai/two_room-break_stop-make_win-distr_obj",
-    "balrog/babaisai/two_room-break_stop-make_win-distr_obj-irrelevant_rule",
-    "balrog/babaisai/two_room-break_stop-make_win-distr_obj_rule",
-    "balrog/babaisai/two_room-break_stop-make_win-distr_rule",
-    "balrog/babaisai/two_room-goto_win",
-    "balrog/babaisai/two_room-goto_win-distr_obj",
-    "balrog/babaisai/two_room-goto_win-distr_obj-irrelevant_rule",
-    "balrog/babaisai/two_room-goto_win-distr_obj_rule",
-    "balrog/babaisai/two_room-goto_win-distr_rule",
-    "balrog/babaisai/two_room-goto_win-distr_win_rule",
-    "balrog/babaisai/two_room-make_wall_win",
-    "balrog/babaisai/two_room-make_win",
-    "balrog/babaisai/two_room-make_win-distr_obj",
-    "balrog/babaisai/two_room-make_win-distr_obj-irrelevant_rule",
-    "balrog/babaisai/two_room-make_win-distr_obj_rule",
-    "balrog/babaisai/two_room-make_win-distr_rule",
-    "balrog/babaisai/two_room-make_win-distr_win_rule",
-    "balrog/babaisai/two_room-make_you",
-    "balrog/babaisai/two_room-make_you-make_win",
-    "balrog/babaisai/two_room-maybe_break_stop-goto_win",
-    "balrog/babaisai/two_room-maybe_break_stop-goto_win-distr_obj",
-    "balrog/babaisai/two_room-maybe_break_stop-goto_win-distr_obj-irrelevant_rule",
-    "balrog/babaisai/two_room-maybe_break_stop-goto_win-distr_obj_rule",
-    "balrog/babaisai/two_room-maybe_break_stop-goto_win-distr_rule",
-    "balrog/babyai/goto",
-    "balrog/babyai/open",
-    "balrog/babyai/pick_up_seq_go_to",
-    "balrog/babyai/pickup",
-    "balrog/babyai/putnext",
-    "balrog/crafter/default",
-    "balrog/minihack/boxoban-hard",
-    "balrog/minihack/boxoban-medium",
-    "balrog/minihack/corridor-r3",
-    "balrog/minihack/corridorbattle-dark",
-    "balrog/minihack/mazewalk-15x15",
-    "balrog/minihack/mazewalk-9x9",
-    "balrog/minihack/quest-easy",
-    "balrog/minihack/quest-medium",
-    "balrog/nle/nethackchallenge",
-    "balrog/textworld/coin_collector",
-    "balrog/textworld/the_cooking_game",
-    "balrog/textworld/treasure_hunter",
-    "grasp/energy",
-    "grasp/energy-interactive",
-    "mango/df",
-    "mango/minigame",
-    "mango/rf",
-    "smartplay/bandit-deterministic",
-    "smartplay/bandit-highhigh",
-    "smartplay/bandit-highlow",
-    "smartplay/bandit-lowlow",
-    "smartplay/crafter",
-    "smartplay/hanoi-3",
-    "smartplay/hanoi-4",
-    "smartplay/messenger-1",
-    "smartplay/messenger-2",
-    "smartplay/messenger-3",
-    "smartplay/minecraft-beach",
-    "smartplay/minecraft-desert",
-    "smartplay/minecraft-forest",
-    "smartplay/minecraft-ice-spikes",
-    "smartplay/minecraft-jungle",
-    "smartplay/minecraft-ocean",
-    "smartplay/minecraft-plains",
-    "smartplay/minecraft-taiga",
-    "smartplay/rps-basic",
-    "smartplay/rps-different-score",
-)
+NAMESPACE = "playbench"
+#: The one render mode: ``render()`` returns the current observation text.
+RENDER_MODES = ("ansi",)
 
 
 def gym_id(task_id: str) -> str:
@@ -114,35 +33,44 @@ def gym_id(task_id: str) -> str:
     return f"{NAMESPACE}/" + task_id.replace("/", ".") + "-v0"
 
 
-def make_env(task_id: str, index: int = 0, **params: Any) -> "gymnasium.Env":
-    """Build the Game of episode ``index`` of a task with ``key=value`` parameters (the gymnasium entry point)."""
+def make_env(task_id: str, index: int = 0, render_mode: str | None = None, **params: Any) -> "gymnasium.Env":
+    """Build the Game of episode ``index`` of a task with ``key=value`` parameters (the gymnasium entry point).
+
+    Its inputs are checked as ``playbench eval`` checks them (engine, data files, compat's official texts).
+    """
+    from playbench.core.errors import PlaybenchError
     from playbench.core.registry import get_task  # the suites load here, not at registration
 
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise PlaybenchError(f"{gym_id(task_id)}: render_mode {render_mode!r}: the only render mode is 'ansi' "
+                             "(render() returns the observation text)")
     task = get_task(task_id)
-    return task.make_game(task.params(params), index)
+    values = task.params(params)
+    task.validate_inputs(values)
+    game = task.make_game(values, index)
+    game.render_mode = render_mode
+    return game
 
 
-#: ids of tasks declared outside the package, registered with the built-in ones
-_EXTRA_IDS: list[str] = []
+def register_env(task: "Task") -> None:
+    """Register one task's gymnasium id (gymnasium is imported by then)."""
+    import gymnasium
 
-
-def register_env(task_id: str) -> None:
-    """Register one task's gymnasium id, now if gymnasium is imported, else when it is (never imports it)."""
-    module = sys.modules.get("gymnasium")
-    if module is None or not hasattr(module, "registry"):
-        if task_id not in TASK_IDS and task_id not in _EXTRA_IDS:
-            _EXTRA_IDS.append(task_id)
-        register_when_imported()
-        return
-    gid = gym_id(task_id)
-    if gid not in module.registry:
-        module.register(id=gid, entry_point=f"{__name__}:make_env", kwargs={"task_id": task_id})
+    gid = gym_id(task.id)
+    if gid not in gymnasium.registry:
+        gymnasium.register(id=gid, entry_point=f"{__name__}:make_env", kwargs={"task_id": task.id},
+                           max_episode_steps=task.step_limit)
 
 
 def register_envs() -> None:
-    """Register every built-in task's gymnasium id, and those of tasks declared since by the user's suites."""
-    for task_id in (*TASK_IDS, *_EXTRA_IDS):
-        register_env(task_id)
+    """Register the id of every task, and of each task registered later (imports gymnasium)."""
+    from playbench.core import registry
+
+    registry.on_register(register_env)
+    try:
+        registry.load_suites()
+    except Exception:  # noqa: BLE001 - a user's suite module that fails must not break ``import gymnasium``
+        pass  # the built-in ids are registered; the failure is raised again by whatever loads the suites next
 
 
 def register_when_imported() -> None:

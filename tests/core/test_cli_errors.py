@@ -83,9 +83,10 @@ def test_gymnasium_make_works():
     import gymnasium
 
     import playbench.core.registry as registry
+    from playbench.gymenvs import gym_id
 
     registry.load_suites()
-    env = gymnasium.make(registry.gym_id("smartplay/hanoi-3"))
+    env = gymnasium.make(gym_id("smartplay/hanoi-3"))
     obs, info = env.reset(seed=1)
     assert obs.startswith("Current configuration:")
     assert "List of all actions" in info["manual"]

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from helpers import only_run_dir, run_cli, stable_lines, stable_trajectories
-from playbench.core.registry import get_task, gym_id
+from playbench.core.registry import get_task
+from playbench.gymenvs import gym_id
 from playbench.suites.balrog.crafter.game import BalrogCrafter
 from playbench.suites.balrog.crafter.params import BalrogCrafterParams
 from playbench.suites.crafter.games import world_seed

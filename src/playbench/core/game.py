@@ -34,12 +34,17 @@ class Game(gymnasium.Env[str, str]):
     episode seed from ``np_random`` (``next_seed``), so it continues deterministically.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # gymnasium.Env declares it an instance variable
+    #: ``render_mode="ansi"``: ``render()`` returns the observation text. A frame rate means nothing for text, but
+    #: gymnasium's checker asks every renderable env for one (one frame a step, as gymnasium's text games declare).
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # an instance variable in gymnasium.Env
     observation_space = OBSERVATION_SPACE
     action_space = ACTION_SPACE
 
     #: Names of reference policies this game implements in ``reference_action``.
     reference_policies: ClassVar[tuple[str, ...]] = ("random",)
+    #: The step limit of the facts row the game was handed (None: the row has none); parameters may change
+    #: the limit an episode plays (``-T max_steps=``), not this.
+    step_limit: int | None = None
 
     def __init__(self) -> None:
         super().__init__()

@@ -1,18 +1,20 @@
-"""The registry of task ids (with aliases and groups), and their gymnasium ids."""
+"""The registry of task ids (with aliases and groups).
+
+Faces that need to know every task (the gymnasium ids) subscribe with ``on_register``: the registry
+imports none of them.
+"""
 
 import difflib
 import importlib
 import importlib.util
 import os
 import pkgutil
+from collections.abc import Callable
 from typing import Any
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.suite import Suite
 from playbench.core.task import Task
-from playbench.gymenvs import gym_id, make_env, register_env
-
-__all__ = ["gym_id", "make_env"]  # re-exported: the gymnasium face's names, kept importable from here
 
 #: Environment variable naming extra suite modules (comma-separated), each exposing ``SUITE``.
 EXTRA_SUITES_ENV = "PLAYBENCH_SUITES"
@@ -22,14 +24,29 @@ _ALIASES: dict[str, str] = {}
 _GROUPS: dict[str, str] = {}  # id -> description
 _GROUP_MEMBERS: dict[str, list[tuple[str, dict[str, Any]]]] = {}  # id -> [(task id, preset)]
 _SUITES: dict[str, list[Suite]] = {}
+_LISTENERS: list[Callable[[Task], None]] = []
 _loaded = False
+_loading = False
+
+
+def on_register(listener: Callable[[Task], None]) -> None:
+    """Call ``listener(task)`` for every task registered so far and for each one registered later.
+
+    A listener subscribes once however often it asks; subscribing loads no suite.
+    """
+    if listener in _LISTENERS:
+        return
+    _LISTENERS.append(listener)
+    for task in list(_TASKS.values()):
+        listener(task)
 
 
 def _add_task(task: Task) -> None:
     _TASKS[task.id] = task
     for alias in task.aliases:
         _ALIASES[alias] = task.id
-    register_env(task.id)  # built-in ids are registered on import of playbench; a suite of the user's is too
+    for listener in _LISTENERS:
+        listener(task)
 
 
 def register_suite(suite: Suite) -> None:
@@ -65,23 +82,41 @@ def _suite_modules() -> list[str]:
     return found + extra
 
 
+_DONE_MODULES: set[str] = set()
+
+
 def load_suites() -> None:
-    """Register, once, the ``SUITE`` of every suite module (see ``_suite_modules``)."""
-    global _loaded
-    if _loaded:
+    """Register, once, the ``SUITE`` of every suite module (see ``_suite_modules``).
+
+    A module that fails is raised again by the next call (the modules before it stay registered); a call made
+    while the suites load (a suite module importing gymnasium, whose ids register from here) returns at once.
+    """
+    global _loaded, _loading
+    if _loaded or _loading:
         return
-    _loaded = True
-    for name in _suite_modules():
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                raise PlaybenchError(f"{EXTRA_SUITES_ENV}: no module {name!r}") from None
-            raise
-        suite = getattr(module, "SUITE", None)
-        if not isinstance(suite, Suite):
-            raise PlaybenchError(f"suite module {name!r} has no SUITE (a playbench.core.suite.Suite)")
-        register_suite(suite)
+    _loading = True
+    try:
+        for name in _suite_modules():
+            if name not in _DONE_MODULES:
+                register_suite(_suite_of(name))
+                _DONE_MODULES.add(name)
+        _loaded = True
+    finally:
+        _loading = False
+
+
+def _suite_of(name: str) -> Suite:
+    """The ``SUITE`` of the module ``name``."""
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name == name:
+            raise PlaybenchError(f"{EXTRA_SUITES_ENV}: no module {name!r}") from None
+        raise
+    suite = getattr(module, "SUITE", None)
+    if not isinstance(suite, Suite):
+        raise PlaybenchError(f"suite module {name!r} has no SUITE (a playbench.core.suite.Suite)")
+    return suite
 
 
 def suites() -> dict[str, list[Suite]]:

@@ -93,6 +93,9 @@ class Task:
     engine: Engine | None = None
     #: The row of the suite's facts table this task was built from (reference scores, step limits ...).
     facts: Any = None
+    #: The episode step limit its row declares (None: the row declares none); its games play to it by default,
+    #: and it is the gymnasium id's ``max_episode_steps``.
+    step_limit: int | None = None
     #: Why the same seed and actions may not give the same records (``playbench verify`` then counts the task's
     #: episodes not verifiable); None: the games are reproducible from the seed and the executed actions.
     not_reproducible: str | None = None

@@ -20,7 +20,17 @@ from typing import Any, ClassVar
 import numpy as np
 
 from playbench.core.game import Game
+from playbench.suites.balrog import facts
+from playbench.suites.balrog.facts import BalrogTask
 from playbench.suites.balrog.protocol import invalid_action_feedback
+
+
+def row_of(env: str, row: BalrogTask | str) -> BalrogTask:
+    """The facts row a game plays: the one its task hands it.
+
+    A game built directly (tests, scripts) may name a built-in row instead: that row of the table.
+    """
+    return row if isinstance(row, BalrogTask) else facts.task(env, row)
 
 
 @dataclass

@@ -28,7 +28,7 @@ def _babyai(row: BalrogTask) -> Task:
     def make(params: BalrogParams, index: int) -> "Game":
         from playbench.suites.balrog.babyai.game import BabyAIGame
 
-        return BabyAIGame(row.name, **_common(params))
+        return BabyAIGame(row, **_common(params))
 
     return Task(
         id=row.id,
@@ -41,6 +41,7 @@ def _babyai(row: BalrogTask) -> Task:
         tags=("balrog", "babyai"),
         engine=BABYAI,
         facts=row,
+        step_limit=row.step_limit,
     )
 
 
@@ -67,7 +68,7 @@ def _textworld(row: BalrogTask) -> Task:
     def make(params: TextWorldParams, index: int) -> "Game":
         from playbench.suites.balrog.textworld.game import TextWorldGame
 
-        return TextWorldGame(row.name, index, _textworld_set(row, params), compat=params.compat,
+        return TextWorldGame(row, index, _textworld_set(row, params), compat=params.compat,
                              step_limit=params.step_limit, **_common(params))
 
     def note(params: TextWorldParams) -> str:
@@ -91,6 +92,7 @@ def _textworld(row: BalrogTask) -> Task:
         note=note,
         engine=TEXTWORLD,
         facts=row,
+        step_limit=row.step_limit,
     )
 
 
@@ -98,7 +100,7 @@ def _crafter(row: BalrogTask) -> Task:
     def make(params: BalrogCrafterParams, index: int) -> "Game":
         from playbench.suites.balrog.crafter.game import BalrogCrafter
 
-        return BalrogCrafter(params)
+        return BalrogCrafter(params, row)
 
     return Task(
         id=row.id,
@@ -115,6 +117,7 @@ def _crafter(row: BalrogTask) -> Task:
         tags=("balrog", "crafter"),
         engine=CRAFTER,
         facts=row,
+        step_limit=row.step_limit,
     )
 
 

@@ -23,8 +23,8 @@ class SmartPlayGame(Game):
         super().__init__()
         self.params = params
         self.compat = params.compat
-        self.default_steps, self.default_history = limits or limits_of(self.facts_game, variant)
-        self.max_steps = params.max_steps or self.default_steps
+        self.step_limit, self.default_history = limits or limits_of(self.facts_game, variant)
+        self.max_steps = params.max_steps or self.step_limit
         self.tracker = HistoryTracker(params.history or self.default_history)
         self.score = 0.0
         self.completed = 0

@@ -86,7 +86,7 @@ def _describe(row: SmartPlayTask) -> str:
         return f"SmartPlay Messenger {row.note}. Native engine (no py-vgdl); score +1 delivered / -1 lost"
     if row.game == "crafter":
         return ("SmartPlay Crafter on the real crafter 1.8.3 engine (reproducible, text-only by default): 64x64 "
-                "world, 10,000 steps, score = running sum of achievements unlocked (human 2680)")
+                f"world, {row.steps:,} steps, score = running sum of achievements unlocked (human 2680)")
     num, word = FIND_TASKS[str(v)]
     return (f"SmartPlay Minecraft creative:{num}, find a {word} biome in {row.steps} steps. SUBSTITUTE WORLD: a native "
             "voxel world with MineDojo's text interface (MineDojo itself cannot run offline); scores are not "
@@ -126,6 +126,7 @@ def build_task(row: SmartPlayTask) -> Task:
         aliases=row.aliases,
         reference_agents=("random", "oracle"),
         facts=row,
+        step_limit=row.steps,
         **extra,
     )
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from playbench.suites.balrog import facts
 from playbench.suites.balrog.babaisai import solver
 from playbench.suites.balrog.babaisai.data import ACTIONS, MOVES
 from playbench.suites.balrog.babaisai.engine import World
@@ -20,7 +19,8 @@ from playbench.suites.balrog.babaisai.text import (
     observation_text,
     rules_text,
 )
-from playbench.suites.balrog.game import BalrogGame, Frame
+from playbench.suites.balrog.facts import BalrogTask
+from playbench.suites.balrog.game import BalrogGame, Frame, row_of
 
 TILE = 32
 
@@ -32,7 +32,7 @@ class BabaGame(BalrogGame):
 
     def __init__(
         self,
-        level: str,
+        level: BalrogTask | str,
         *,
         compat: bool = False,
         baba_text: str = "compat",
@@ -46,8 +46,9 @@ class BabaGame(BalrogGame):
             from playbench.suites.balrog.babaisai.render import check_opencv
 
             check_opencv()  # the rule words are drawn with OpenCV 4, as the original draws them
-        self.level_id = level
-        self.step_limit = facts.task("babaisai", level).step_limit
+        row = row_of("babaisai", level)  # the task's row, or a built-in row's name (the level)
+        self.level_id = row.name
+        self.step_limit = row.step_limit
         self.compat = compat
         self.corrected = baba_text == "corrected"
         self.add_ruleset = True if compat else add_ruleset
@@ -62,8 +63,8 @@ class BabaGame(BalrogGame):
         self._initial_layout = ""
 
     @classmethod
-    def from_params(cls, level: str, params: BabaParams) -> BabaGame:
-        """Build the game of ``level`` from task parameters."""
+    def from_params(cls, level: BalrogTask | str, params: BabaParams) -> BabaGame:
+        """Build the game of ``level`` (a facts row, or a built-in row's name) from task parameters."""
         return cls(level, compat=params.compat, baba_text=params.baba_text, add_ruleset=params.add_ruleset,
                    images=params.images, feedback=params.feedback, max_steps=params.max_steps)
 

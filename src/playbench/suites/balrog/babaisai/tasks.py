@@ -17,10 +17,10 @@ if TYPE_CHECKING:  # games load when one is made, not to list tasks
 TASK_IDS: list[str] = [row.id for row in TASKS if row.env == "babaisai"]
 
 
-def _make_game(params: BabaParams, level: str) -> "Game":
+def _make_game(params: BabaParams, row: BalrogTask) -> "Game":
     from playbench.suites.balrog.babaisai.game import BabaGame
 
-    return BabaGame.from_params(level, params)
+    return BabaGame.from_params(row, params)
 
 
 def build_task(row: BalrogTask) -> Task:
@@ -29,11 +29,12 @@ def build_task(row: BalrogTask) -> Task:
         id=row.id,
         description=(f"BALROG Baba Is AI level env/{row.name}: rewrite the rules and reach a WIN object "
                      f"({row.step_limit} steps)"),
-        make_game=lambda params, index: _make_game(params, row.name),
+        make_game=lambda params, index: _make_game(params, row),
         default_episodes=lambda params: episodes_for("babaisai", params.preset),
         params_model=BabaParams,
         aliases=row.aliases,
         reference_agents=("random", "oracle"),
         tags=("balrog", "babaisai"),
         facts=row,
+        step_limit=row.step_limit,
     )

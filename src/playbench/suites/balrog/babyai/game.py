@@ -8,7 +8,8 @@ from minigrid.utils.baby_ai_bot import BabyAIBot
 from playbench.suites.balrog import facts
 from playbench.suites.balrog.babyai.levels import MixedTrainLocal
 from playbench.suites.balrog.babyai.text import balrog_text, describe_view
-from playbench.suites.balrog.game import BalrogGame, Frame
+from playbench.suites.balrog.facts import BalrogTask
+from playbench.suites.balrog.game import BalrogGame, Frame, row_of
 from playbench.suites.balrog.protocol import BABYAI_ACTIONS, babyai_prompt
 
 _ACTION_INDEX = {name: i for i, name in enumerate(BABYAI_ACTIONS)}
@@ -21,11 +22,13 @@ class BabyAIGame(BalrogGame):
 
     env_name = "babyai"
 
-    def __init__(self, kind: str, **kwargs: Any) -> None:
+    def __init__(self, row: BalrogTask | str, **kwargs: Any) -> None:
+        """``row``: the task's facts row (its ``name`` is the BabyAI kind), or a built-in row's name."""
         super().__init__(**kwargs)
-        self.kind = kind
-        self.step_limit = facts.task("babyai", kind).step_limit
-        self.env = MixedTrainLocal(kind)
+        row = row_of("babyai", row)
+        self.kind = row.name
+        self.step_limit = row.step_limit
+        self.env = MixedTrainLocal(self.kind)
         self._success = False
         self._bot: BabyAIBot | None = None
         self._last_action: int | None = None

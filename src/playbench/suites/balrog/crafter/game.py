@@ -1,4 +1,4 @@
-"""BALROG's Crafter game (``balrog/crafter/default``) over the shared engine in ``suites/crafter``."""
+"""BALROG's Crafter game (``balrog/crafter/<name>``) over the shared engine in ``suites/crafter``."""
 
 from typing import Any
 
@@ -6,6 +6,7 @@ import numpy as np
 
 from playbench.suites.balrog import facts
 from playbench.suites.balrog.crafter.params import BalrogCrafterParams
+from playbench.suites.balrog.facts import BalrogTask
 from playbench.suites.balrog.game import BalrogGame, Frame
 from playbench.suites.crafter import describe
 from playbench.suites.crafter.engine import ACHIEVEMENTS, CrafterEngine
@@ -17,14 +18,17 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
     """BALROG's Crafter on BALROG's episode protocol (:class:`~playbench.suites.balrog.game.BalrogGame`).
 
     The observation is the long-term context (status line and map text); ``info["short_term_context"]``
-    holds vitals and inventory. Progression = achievements unlocked / 22; 2,000 steps; default ``Noop``.
+    holds vitals and inventory. Progression = achievements unlocked / 22; the row's step limit (2,000 for
+    ``default``); default ``Noop``.
     """
 
     env_name = "crafter"
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: BalrogCrafterParams) -> None:
+    def __init__(self, params: BalrogCrafterParams, row: BalrogTask | None = None) -> None:
+        """``row``: the task's facts row (built directly without one: ``balrog/crafter/default``'s)."""
         super().__init__(images=params.images, feedback=params.feedback, max_steps=params.max_steps)
+        self.step_limit = (row or facts.task("crafter", "default")).step_limit
         self.params = params
         self.engine = CrafterEngine(size=(256, 256), render_images=params.images, seed=0)
         self.manual = balrog_instruction_prompt()
@@ -47,7 +51,7 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
 
     def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
         self._new_episode(self.next_seed(seed))  # crafter.Env(seed=episode seed): B1b fixed
-        return self._observe(), balrog_instruction_prompt(), facts.task("crafter", "default").step_limit
+        return self._observe(), balrog_instruction_prompt(), self.step_limit
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         _, reward, done, _ = self.engine.step(ACTIONS.index(action))

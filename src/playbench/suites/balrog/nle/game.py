@@ -10,6 +10,7 @@ import numpy as np
 
 from playbench.core.seeding import derive_seed
 from playbench.suites.balrog import facts
+from playbench.suites.balrog.facts import BalrogTask
 from playbench.suites.balrog.game import BalrogGame, Frame
 from playbench.suites.balrog.nle import actions as A
 from playbench.suites.balrog.nle import prompts
@@ -42,14 +43,16 @@ class NLEGame(BalrogGame):
 
     reference_policies: ClassVar[tuple[str, ...]] = ("random",)
 
-    def __init__(self, env_id: str, params: NLEParams, default_steps: int) -> None:
+    def __init__(self, row: BalrogTask, params: NLEParams) -> None:
+        """``row``: the task's facts row (its original env id and step limit)."""
         super().__init__(images=params.images, feedback=params.feedback, max_steps=params.max_steps)
+        env_id = row.original
         self.env_id = env_id
         self.params = params
         self.compat = params.compat
         self.is_nethack = env_id.startswith("NetHack")
         self.env_name = "nle" if self.is_nethack else "minihack"
-        self.default_steps = default_steps
+        self.step_limit = row.step_limit
         self.engine: Any = None
         self.seed_value: int | None = None
         self._actions: list[str] = []
@@ -120,7 +123,7 @@ class NLEGame(BalrogGame):
         obs = self.engine.reset()
         self.tracker = self._new_tracker()
         self._oracle = None
-        return self._frame_of(obs, self.engine.message(obs)), self._manual, self.default_steps
+        return self._frame_of(obs, self.engine.message(obs)), self._manual, self.step_limit
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         """Play one text action (plus AutoMore); unmapped strings raise ValueError as in BALROG."""
@@ -184,8 +187,8 @@ class BoxobanGame(NLEGame):
 
     reference_policies: ClassVar[tuple[str, ...]] = ("random", "oracle")
 
-    def __init__(self, env_id: str, params: BoxobanParams, default_steps: int, preset: str) -> None:
-        super().__init__(env_id, params, default_steps)
+    def __init__(self, row: BalrogTask, params: BoxobanParams, preset: str) -> None:
+        super().__init__(row, params)
         self.preset = preset
         self.levels_path = params.levels
         self.level: Any = None

@@ -21,9 +21,9 @@ def _factory(row: BalrogTask) -> Callable[[Any, int], "Game"]:
 
         if row.kind == "boxoban":
             preset = "hard" if "Hard" in row.original else "medium"
-            return BoxobanGame(row.original, params, row.step_limit, preset)
+            return BoxobanGame(row, params, preset)
         cls = NavigationGame if row.kind == "navigation" else NLEGame
-        return cls(row.original, params, row.step_limit)
+        return cls(row, params)
     return make
 
 
@@ -58,4 +58,5 @@ def build_task(row: BalrogTask) -> Task:
         check_inputs=_level_check(row.original) if row.kind == "boxoban" else None,
         engine=NETHACK,
         facts=row,
+        step_limit=row.step_limit,
     )

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from playbench.suites.balrog import facts
-from playbench.suites.balrog.game import BalrogGame, Frame
+from playbench.suites.balrog.facts import BalrogTask
+from playbench.suites.balrog.game import BalrogGame, Frame, row_of
 from playbench.suites.balrog.protocol import textworld_prompt
 from playbench.suites.balrog.textworld.cache import abandon, ensure, textworld_version
 from playbench.suites.balrog.textworld.generate import sha256_file
@@ -56,7 +56,7 @@ class TextWorldGame(BalrogGame):
 
     def __init__(
         self,
-        task: str,
+        task: BalrogTask | str,
         index: int,
         games: GameSet,
         *,
@@ -65,13 +65,18 @@ class TextWorldGame(BalrogGame):
         root: Path | None = None,
         **kwargs: Any,
     ) -> None:
+        """One episode's game of a task's set.
+
+        ``task``: the task's facts row, or a built-in row's name; ``step_limit="prompt"``: the step count the
+        prompt states (the row's ``prompt_steps``) instead of the row's step limit.
+        """
         super().__init__(**kwargs)
-        self.task = task
+        row = row_of("textworld", task)
+        self.task = row.name
         self.index = index
         self.games = games
         self.compat = compat
-        row = facts.task("textworld", task)
-        self.engine_limit = int(row.prompt_steps or row.step_limit) if step_limit == "prompt" else row.step_limit
+        self.step_limit = int(row.prompt_steps or row.step_limit) if step_limit == "prompt" else row.step_limit
         self.root = root
         self.position = game_position(index, len(games.games), compat)
         self.ref = games.games[self.position]
@@ -165,7 +170,7 @@ class TextWorldGame(BalrogGame):
         self._progression = 0.0
         self._won = False
         text = clean_observation(self._state.feedback, self._objective)
-        return Frame(text), textworld_prompt(self.task), self.engine_limit
+        return Frame(text), textworld_prompt(self.task), self.step_limit
 
     def _current(self) -> float:
         score, max_score = self._state.score or 0, self._state.max_score or 0
@@ -177,7 +182,7 @@ class TextWorldGame(BalrogGame):
         self._commands.append(action)
         self._won = self._won or bool(self._state.won)
         terminated = bool(self._state.won or self._state.lost)
-        engine_done = bool(done) or self.steps + 1 >= self.engine_limit
+        engine_done = bool(done) or self.steps + 1 >= self.step_limit
         if not self.compat or engine_done:
             # compat (B11): progression is only set on a step that returns done.
             self._progression = self._current()
