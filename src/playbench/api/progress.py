@@ -77,10 +77,10 @@ class Bar:
 
     def wait(self, line: str | None) -> None:
         """Show under the bars why the run waits (``"rate limited: retrying in 118 s"``); None clears it."""
-        self._progress.note = line or ""  # type: ignore[attr-defined]
+        self._progress.note = line or ""
         self._progress.refresh()
 
     def stop(self) -> None:
         """Leave the final bars on the screen."""
-        self._progress.note = ""  # type: ignore[attr-defined]
+        self._progress.note = ""
         self._progress.stop()

@@ -99,7 +99,11 @@ def command(ctx: click.Context, tasks: tuple[str, ...], quiet: bool, write_view:
         sys.exit(1)
     infra = result.status_counts.get("infra-error", 0)
     if infra or result.recorded < result.scheduled:
+        advice = f"continue with: {resume_cmd}"
+        if st is not None and st.faults.get("context-overflow"):  # --resume alone would overflow again
+            advice = (f"prompts were longer than the server's context: restart it with a larger context, then "
+                      f"continue with: {resume_cmd}; or send less history in a new run, e.g. -A max_text_history=8")
         click.echo(f"{result.recorded} of {result.scheduled} episodes recorded, {infra} ended with infra-error; "
-                   f"continue with: {resume_cmd}", err=True)
+                   f"{advice}", err=True)
         sys.exit(1)
 

@@ -83,11 +83,11 @@ async def _read_capped(answer: aiohttp.ClientResponse) -> bytes:
     parts: list[bytes] = []
     size = 0
     while chunk := await stream.readany():
+        if getattr(stream, "total_raw_bytes", 0) > limit:  # what was sent so far (aiohttp >= 3.12 counts it)
+            raise AnswerTooLarge(f"answer larger than {mib} MiB" + (" (as sent, compressed)" if encoded else ""))
         size += len(chunk)
         if size > limit:
-            raise AnswerTooLarge(f"answer larger than {mib} MiB" + (" (after decompression)" if encoded else ""))
-        if getattr(stream, "total_raw_bytes", 0) > limit:
-            raise AnswerTooLarge(f"answer larger than {mib} MiB (as sent, compressed)")
+            raise AnswerTooLarge(f"answer larger than {mib} MiB (after decompression)")
         parts.append(chunk)
     return b"".join(parts)
 
