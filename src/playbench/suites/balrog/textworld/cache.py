@@ -34,7 +34,8 @@ from playbench.core.errors import PlaybenchError
 from playbench.suites.balrog.textworld.generate import GameSpec, generate, sha256_file
 
 ENTRY = "entry.json"
-_lock = threading.Lock()
+# re-entrant: abandon() cancels queued futures under it, and a cancelled future runs _forget (which takes it) at once
+_lock = threading.RLock()
 _pending: dict[Path, "Future[dict[str, Any]]"] = {}
 _pool: ThreadPoolExecutor | None = None
 _making: dict[Path, "subprocess.Popen[str]"] = {}  # the child process making each game, while it runs
