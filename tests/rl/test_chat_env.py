@@ -4,6 +4,7 @@ stopping early, and the refusals of what cannot work.
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -159,3 +160,11 @@ def test_the_request_carries_the_images_bytes() -> None:
     image = env.request[-1].images[0]
     assert image.png.startswith(b"\x89PNG") and messages[-1]["images"] == [image.placeholder()]
     env.close()
+
+
+def test_the_example_of_docs_rl_runs(repo_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (repo_root / "docs" / "rl.md").read_text()
+    block = text.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(block, "docs/rl.md", "exec"), {})  # noqa: S102  (our own documentation's example)
+    printed = capsys.readouterr().out.split()
+    assert printed == ["1.0", "ok"]  # the smallest disk reaches rod C, then the same move is illegal: score 1

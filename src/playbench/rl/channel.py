@@ -32,9 +32,16 @@ class ChannelProvider(Provider):
     async def generate(self, client: Any, messages: list[Message], config: GenerateConfig) -> ModelOutput:
         """The caller's answer, stripped as every provider strips it, with the mock provider's token counts."""
         text = await self.ask(messages)
-        contents = (m.content + "".join(f"[img:{i.digest}]" for i in m.images) for m in messages)
-        return ModelOutput(text=text.strip(), input_tokens=sum(approx_tokens(c) for c in contents),
-                           output_tokens=approx_tokens(text))
+        return ModelOutput(text=text.strip(), input_tokens=prompt_tokens(messages), output_tokens=approx_tokens(text))
+
+
+def prompt_tokens(messages: list[Message]) -> int:
+    """The mock provider's estimate of a request's tokens: each message's text with its images' tags."""
+    total = 0
+    for m in messages:
+        content = m.content + "".join(f"[img:{i.digest}]" for i in m.images) if m.images else m.content
+        total += approx_tokens(content)
+    return total
 
 
 def channel_model(name: str, config: GenerateConfig, ask: Ask) -> Model:
