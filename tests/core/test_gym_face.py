@@ -1,4 +1,5 @@
-"""The gymnasium face: registration on import, check_env on every task, seeding, illegal actions."""
+"""The gymnasium face: ids from the registry, check_env on every task, render mode, input checks, seeding,
+illegal actions. The tests walk the registry, not a list."""
 
 import random
 import subprocess
@@ -11,8 +12,9 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from playbench.core.registry import list_tasks
-from playbench.gymenvs import TASK_IDS, gym_id
+from playbench.core.errors import PlaybenchError
+from playbench.core.registry import get_task, list_tasks
+from playbench.gymenvs import gym_id
 from playbench.suites.balrog.protocol import invalid_action_feedback
 
 ALL = [t.id for t in list_tasks()]
@@ -21,27 +23,44 @@ KWARGS = {tid: {"games": 1} for tid in ALL if tid.startswith("balrog/textworld/"
 ILLEGAL = "\\not an action\n"
 
 
-def make(task_id: str) -> gymnasium.Env:
-    return gymnasium.make(gym_id(task_id), **KWARGS.get(task_id, {}))
+def make(task_id: str, **kwargs: object) -> gymnasium.Env:
+    return gymnasium.make(gym_id(task_id), **KWARGS.get(task_id, {}), **kwargs)
 
 
-def test_the_id_list_is_the_registry():
-    assert sorted(TASK_IDS) == ALL, "update TASK_IDS in src/playbench/gymenvs.py"
-    assert all(gym_id(t) in gymnasium.registry for t in ALL)
+def test_every_task_has_its_id_with_its_rows_step_limit():
+    ids = {k for k in gymnasium.registry if k.startswith("playbench/")}
+    assert ids == {gym_id(t) for t in ALL}
+    for task in list_tasks():
+        assert gymnasium.registry[gym_id(task.id)].max_episode_steps == task.step_limit, task.id
+    assert gymnasium.registry[gym_id("balrog/crafter/default")].max_episode_steps == 2000
+    assert gymnasium.registry[gym_id("mango/df")].max_episode_steps is None
 
 
 def _python(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
 
 
-def test_import_registers_every_id_without_loading_a_suite():
+_GAME_MODULES = ("m.endswith('.game') or m.startswith(('crafter', 'nle', 'minihack', 'textworld', 'minigrid'))")
+
+
+@pytest.mark.parametrize("order", ["gymnasium, playbench", "playbench, gymnasium"])
+def test_import_registers_every_id_without_loading_a_game(order: str):
     res = _python(
-        "import sys, gymnasium, playbench\n"
+        f"import sys, {order}\n"
         "ids = [k for k in gymnasium.registry if k.startswith('playbench/')]\n"
-        "print(len(ids), any(m.startswith('playbench.suites') for m in sys.modules))\n"
+        f"print(len(ids), [m for m in sys.modules if {_GAME_MODULES}])\n"
     )
     assert res.returncode == 0, res.stderr
-    assert res.stdout.split() == [str(len(ALL)), "False"]
+    assert res.stdout.split() == [str(len(ALL)), "[]"]
+
+
+def test_the_core_imports_no_face():
+    core = Path(__file__).resolve().parents[2] / "src" / "playbench" / "core"
+    assert [p.name for p in core.glob("*.py") if "gymenvs" in p.read_text()] == []
+    res = _python("import sys, playbench.core.registry as r\nr.list_tasks()\n"
+                  "print(sorted(m for m in sys.modules if m.startswith('gymnasium')))")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[]"  # loading every suite registers no gymnasium id by itself
 
 
 def test_make_with_module_prefix_needs_no_other_call():
@@ -55,6 +74,30 @@ def test_make_with_module_prefix_needs_no_other_call():
     assert res.stdout.strip() == "Current configuration:"
 
 
+def test_render_mode_ansi_renders_the_observation():
+    env = make("smartplay/hanoi-3", render_mode="ansi")
+    obs, _ = env.reset(seed=2)
+    assert env.unwrapped.render_mode == "ansi" and env.render() == obs
+    obs, *_ = env.step(env.unwrapped.legal_actions()[0])
+    assert env.render() == obs
+    with pytest.raises(PlaybenchError, match="the only render mode is 'ansi'"):
+        make("smartplay/hanoi-3", render_mode="rgb_array")
+
+
+def test_messenger_compat_without_the_official_sentences_is_refused_as_by_eval():
+    from helpers import run_cli
+
+    task = get_task("smartplay/messenger-1")
+    with pytest.raises(PlaybenchError) as by_eval_check:
+        task.validate_inputs(task.params({"compat": True}))
+    with pytest.raises(PlaybenchError) as by_make:
+        gymnasium.make("playbench:playbench/smartplay.messenger-1-v0", compat=True)
+    assert str(by_make.value) == str(by_eval_check.value)
+    assert "needs the official manual sentences" in str(by_make.value)
+    proc = run_cli("eval", "smartplay/messenger-1", "-T", "compat=true", "--dry-run")
+    assert proc.returncode == 2 and str(by_make.value) in proc.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("task_id", ALL)
 def test_check_env(task_id):
@@ -62,7 +105,7 @@ def test_check_env(task_id):
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            check_env(env.unwrapped, skip_render_check=True)
+            check_env(env.unwrapped)  # default arguments: the render and close checks too
         # gymnasium's checker warns (rather than fails) on some contract breaches: none may be raised
         assert [str(w.message) for w in caught if "WARN" in str(w.message)] == []
     finally:
@@ -136,6 +179,7 @@ def test_an_illegal_action_plays_the_default_action(task_id):
 def test_the_documented_example_runs():
     doc = (Path(__file__).resolve().parents[2] / "docs" / "gym.md").read_text()
     example = doc.split("```python\n", 1)[1].split("```", 1)[0]
-    res = _python(example)
+    # every warning an error: a deprecated parameter name in the example fails
+    res = subprocess.run([sys.executable, "-W", "error", "-c", example], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert "List of all actions" in res.stdout
