@@ -168,3 +168,16 @@ def test_the_example_of_docs_rl_runs(repo_root: Path, capsys: pytest.CaptureFixt
     exec(compile(block, "docs/rl.md", "exec"), {})  # noqa: S102  (our own documentation's example)
     printed = capsys.readouterr().out.split()
     assert printed == ["1.0", "ok"]  # the smallest disk reaches rod C, then the same move is illegal: score 1
+
+
+def test_an_episode_stays_on_the_loop_that_started_it() -> None:
+    env = ChatEnv("smartplay/hanoi-3")
+    env.reset()  # on this thread's loop
+
+    async def elsewhere() -> Any:
+        return await env.areset()
+
+    with pytest.raises(PlaybenchError, match="another event loop"):
+        asyncio.run(elsewhere())
+    assert env.step(HANOI[1]).info["valid"]  # still playing where it began
+    env.close()

@@ -262,7 +262,11 @@ class ChatEnv:
 
     async def aclose(self) -> None:
         """Stop an unfinished episode (its game is closed); nothing is recorded for it."""
-        episode, self._episode = self._episode, None
+        episode = self._episode
+        if episode is not None and not episode.done() and episode.get_loop() is not asyncio.get_running_loop():
+            raise PlaybenchError(f"{self.task_id} #{self.index}: its episode runs on another event loop; "
+                                 "close or finish it there")
+        self._episode = None
         self._answer = self._request = None
         if episode is not None and not episode.done():
             episode.cancel()
