@@ -157,26 +157,37 @@ def print_leaderboard(board: dict[str, Any]) -> None:
 
 
 def print_submission(result: dict[str, Any]) -> None:
-    """A BALROG submission folder's leaderboard figure, as BALROG prints it, and any disagreement."""
+    """A BALROG submission folder's leaderboard figure, as BALROG prints it, and any disagreement.
+
+    A folder without episode files has nothing to recompute: its published figures are shown as written,
+    and marked so.
+    """
     from playbench.suites.balrog.submission import leaderboard_line
 
-    summary = result["summary"]
+    recomputed = result["recomputed"]
+    summary = result["summary"] if recomputed else result["published"]
     table = Table(title=Text.assemble("BALROG submission ", plain(result["folder"])))
-    for col in ("environment", "progression % ± SE", "episodes"):
+    for col in ("environment", "progression % ± SE" if recomputed else "published % ± SE", "episodes"):
         table.add_column(col, justify="left" if col == "environment" else "right")
     for env, block in summary["environments"].items():
-        table.add_row(plain(env), f"{block['progression_percentage']:.2f} ± {block['standard_error']:.2f}",
-                      str(block["episodes_played"]))
+        figure = (f"{block['progression_percentage']:.2f} ± {block['standard_error']:.2f}" if recomputed
+                  else f"{block['progression_percentage']!r} ± {block['standard_error']!r}")  # as written
+        table.add_row(plain(env), figure, str(block["episodes_played"]))
     console.print(table)
-    console.print(Text(leaderboard_line(summary)))
-    if result["recorded"] is None:
+    if not recomputed:
+        console.print(Text(f"{leaderboard_line(summary)} (published, not recomputed)"))
+        console.print(Text(result["note"], style="yellow"))
+    elif result["recorded"] is None:
+        console.print(Text(leaderboard_line(summary)))
         console.print(Text("no summary.json: figure computed from the episode files", style="yellow"))
     elif result["mismatches"]:
+        console.print(Text(leaderboard_line(summary)))
         console.print(Text("summary.json disagrees with its episode files (figure above: the episode files):",
                            style="bold red"))
         for line in result["mismatches"]:
             console.print(plain(f"  {line}", limit=None))
     else:
+        console.print(Text(leaderboard_line(summary)))
         console.print(Text("summary.json agrees with the episode files", style="green"))
 
 
@@ -187,7 +198,8 @@ def command(runs: tuple[str, ...], as_json: bool) -> None:
     """Summarize one or more RUN directories (never re-runs anything).
 
     A BALROG submission folder (BALROG's summary.json and per-environment episode files) is read too:
-    its leaderboard figure is recomputed from the episode files as BALROG computes it.
+    its leaderboard figure is recomputed from the episode files as BALROG computes it; a folder that
+    publishes its summary.json alone is shown as published, marked as not recomputed.
     """
     from playbench.suites.balrog.submission import is_submission, read_submission
 

@@ -17,6 +17,8 @@ The figure (``summarize``) is computed as BALROG's ``collect_and_summarize_resul
 ``*.json`` under an environment folder except the summaries is an episode; its ``progression`` (0 when
 absent) is pooled per environment; the standard error uses the population SD (0 for one episode); the
 overall figure is the plain mean of the environments present and its error ``sqrt(sum se^2) / N``.
+A leaderboard folder may publish its ``summary.json`` alone (no episode files): there is nothing to
+recompute, and ``read_submission`` hands back the published figures as written, marked as not recomputed.
 """
 
 import csv
@@ -259,23 +261,78 @@ def _close(a: Any, b: Any) -> bool:
     return math.isclose(float(a), float(b), rel_tol=_TOLERANCE, abs_tol=_TOLERANCE)
 
 
+#: what ``report`` says of a folder that publishes its summary alone (18 of the leaderboard's folders do)
+NOTHING_TO_RECOMPUTE = "no episode files to recompute: showing the published summary as published"
+
+
+def _read_summary(folder: Path) -> dict[str, Any] | None:
+    """The folder's ``summary.json`` as a JSON object, or None when it has none."""
+    path = folder / SUMMARY
+    if not path.is_file():
+        return None
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise PlaybenchError(f"{path} is not readable JSON: {exc}") from None
+    if not isinstance(recorded, dict):
+        raise PlaybenchError(f"{path} is not a BALROG summary (not a JSON object)")
+    return recorded
+
+
+def _number(path: Path, where: str, value: Any, *, whole: bool = False) -> float | int:
+    ok = isinstance(value, int) if whole else isinstance(value, int | float) and math.isfinite(value)
+    if isinstance(value, bool) or not ok:
+        shown = repr(value)[:40]
+        raise PlaybenchError(f"{path}: {where} {shown} is not {'a whole number' if whole else 'a finite number'}")
+    return value
+
+
+def published_figures(folder: Path, recorded: dict[str, Any]) -> dict[str, Any]:
+    """The figures ``summary.json`` states (overall and per environment), checked to be numbers, kept as written.
+
+    Only what a summary shows is taken: ``average_progress``, ``standard_error`` and each environment's
+    ``progression_percentage``, ``standard_error`` and ``episodes_played``; the token totals when present.
+    """
+    path = folder / SUMMARY
+    figures: dict[str, Any] = {key: _number(path, key, recorded.get(key))
+                               for key in ("average_progress", "standard_error")}
+    stated = recorded.get("environments", {})
+    if not isinstance(stated, dict):
+        raise PlaybenchError(f"{path}: environments is not a JSON object")
+    envs: dict[str, dict[str, Any]] = {}
+    for env, block in stated.items():
+        if not isinstance(block, dict):
+            raise PlaybenchError(f"{path}: environment {env[:40]!r} is not a JSON object")
+        envs[env] = {key: _number(path, f"{env[:40]} {key}", block.get(key), whole=key == "episodes_played")
+                     for key in ("progression_percentage", "standard_error", "episodes_played")}
+    figures["environments"] = envs
+    for key in ("total_input_tokens", "total_output_tokens"):
+        if key in recorded:
+            figures[key] = _number(path, key, recorded[key], whole=True)
+    return figures
+
+
 def read_submission(folder: Path) -> dict[str, Any]:
     """A submission's figure recomputed from its episode files, beside what its ``summary.json`` states.
 
-    Returns ``{"folder", "summary", "envs", "recorded", "mismatches"}``; ``mismatches`` lists the figures
-    of ``summary.json`` that the episode files do not give (``[]`` when they agree or there is none).
+    Returns ``{"folder", "recomputed", "note", "summary", "envs", "recorded", "published", "mismatches"}``;
+    ``mismatches`` lists the figures of ``summary.json`` that the episode files do not give (``[]`` when they
+    agree or there is none). A folder without episode files (a leaderboard folder that publishes its
+    ``summary.json`` alone) has nothing to recompute: ``recomputed`` is False, ``summary`` None, ``note`` says
+    so and ``published`` holds the summary's figures as written. Neither an episode file nor a summary: refused.
     """
     folder = Path(folder)
-    summary, env_summaries = summarize(read_episodes(folder))
-    recorded: dict[str, Any] | None = None
+    episodes = read_episodes(folder)
+    recorded = _read_summary(folder)
+    if not episodes:
+        if recorded is None:
+            raise PlaybenchError(f"{folder}: no episode files to recompute and no {SUMMARY} to show")
+        return {"folder": str(folder), "recomputed": False, "note": NOTHING_TO_RECOMPUTE, "summary": None,
+                "envs": {}, "recorded": recorded, "published": published_figures(folder, recorded),
+                "mismatches": []}
+    summary, env_summaries = summarize(episodes)
     mismatches: list[str] = []
-    if (folder / SUMMARY).is_file():
-        try:
-            recorded = json.loads((folder / SUMMARY).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise PlaybenchError(f"{folder / SUMMARY} is not readable JSON: {exc}") from None
-        if not isinstance(recorded, dict):
-            raise PlaybenchError(f"{folder / SUMMARY} is not a BALROG summary (not a JSON object)")
+    if recorded is not None:
         for key in ("average_progress", "standard_error"):
             if not _close(recorded.get(key), summary[key]):
                 mismatches.append(f"{key}: summary.json {recorded.get(key)!r}, episode files {summary[key]!r}")
@@ -286,8 +343,8 @@ def read_submission(folder: Path) -> dict[str, Any]:
                 if not _close(want.get(key) if isinstance(want, dict) else None, got.get(key)):
                     mismatches.append(f"{env} {key}: summary.json {want.get(key) if isinstance(want, dict) else None!r}, "
                                       f"episode files {got.get(key)!r}")
-    return {"folder": str(folder), "summary": summary, "envs": env_summaries, "recorded": recorded,
-            "mismatches": mismatches}
+    return {"folder": str(folder), "recomputed": True, "note": None, "summary": summary, "envs": env_summaries,
+            "recorded": recorded, "published": None, "mismatches": mismatches}
 
 
 def leaderboard_line(summary: dict[str, Any]) -> str:
