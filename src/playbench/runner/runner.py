@@ -10,6 +10,7 @@ returns totals whose ``stopped`` says why.
 import asyncio
 import contextlib
 import functools
+import math
 import time
 import traceback
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from typing import Any
 from playbench.agents.base import Agent, EpisodeContext, Turn
 from playbench.core.errors import InfraError, StopRun, environment_fault
 from playbench.core.ledger import CURRENT_EPISODE, EpisodeLedger
-from playbench.core.records import EpisodeRecord, StepRecord
+from playbench.core.records import EpisodeRecord, StepRecord, finite
 from playbench.core.turns import take_turn
 from playbench.log.durable import StoreWriteError
 from playbench.log.store import RunStore
@@ -50,8 +51,27 @@ class RunTotals:
 def _number(value: Any) -> float | None:
     try:
         return None if value is None else float(value)
+    except OverflowError:  # an integer too large for a float: no finite number either
+        return math.inf
     except (TypeError, ValueError):
         return None
+
+
+def _not_finite(values: dict[str, Any]) -> str | None:
+    """What is wrong with the first of the game's ``values`` that holds NaN or an infinity, else None.
+
+    Records refuse such numbers, so that episode is the game's error, said in one line naming the field.
+    """
+    for name, value in values.items():
+        if isinstance(value, dict):
+            inner = _not_finite({f"{name}.{key}": v for key, v in value.items()})
+            if inner is not None:
+                return inner
+        elif isinstance(value, float) and not math.isfinite(value):
+            return f"the game's {name} is {value!r}, not a finite number"
+        elif not finite(value):
+            return f"the game's {name} holds a number that is not finite (NaN or infinity)"
+    return None
 
 
 def _add_usage(total: dict[str, int], usage: dict[str, int] | None) -> None:
@@ -118,6 +138,10 @@ async def play_episode(
             image = info.get("image")
             frame = save_frame(played, image) if save_frame is not None and image is not None else None
             obs, reward, terminated, truncated, info = game.step(executed)
+            bad = _not_finite({"reward": float(reward), "score": _number(info.get("score"))})
+            if bad is not None:
+                status, error = "game-error", f"{bad} (step {played})"
+                break
             done = bool(terminated or truncated)
             total_reward += float(reward)
             invalid += not valid
@@ -161,6 +185,13 @@ async def play_episode(
     if ledger.usage:  # the model's own count: every request sent, answered or not
         usage = dict(ledger.usage)
     ok = status == "ok"
+    outcome: dict[str, Any] = {"score": _number(info.get("score")), "completion": _number(info.get("completed", 0)),
+                               "progress": progress, "metrics": dict(info.get("metrics", {}))} if ok else {}
+    bad = _not_finite({"reward": total_reward, **outcome, "instance": instance or {}})
+    if bad is not None:  # records hold finite numbers only: the game's report is its error
+        status, error, ok = "game-error", bad, False
+        total_reward = total_reward if math.isfinite(total_reward) else 0.0
+        instance = instance if finite(instance or {}) else {}
     record = EpisodeRecord(
         task=job.task.id,
         index=job.index,
@@ -168,13 +199,13 @@ async def play_episode(
         status=status,
         agent=agent_name,
         model=model,
-        score=_number(info.get("score")) if ok else None,
-        completion=_number(info.get("completed", 0)) if ok else None,
+        score=outcome["score"] if ok else None,
+        completion=outcome["completion"] if ok else None,
         progress=progress if ok else None,
         reward=total_reward,
         steps=played,
         invalid_actions=invalid,
-        metrics=dict(info.get("metrics", {})) if ok else {},
+        metrics=outcome["metrics"] if ok else {},
         instance=instance or {},
         usage=usage,
         error=error,
