@@ -191,7 +191,9 @@ def default_target(store: RunLog, fmt: str, per: str) -> Path:
                    "for chat RUN/export.chat.jsonl or RUN/export.chat-episodes.jsonl; needed with several runs); "
                    "for balrog a new or empty folder (default: RUN/balrog).")
 def command(runs: tuple[str, ...], fmt: str, per: str | None, output: str | None) -> None:
-    """Write the episodes of RUN... as one table (a row per episode), as chat lines, or as BALROG's folder.
+    """Write RUN's episodes as a table, or as BALROG's submission folder.
+
+    Several RUNs make one table (a row per episode); --format chat writes them as chat lines instead.
 
     An existing file is replaced only when export wrote it in the same format; any other file is refused
     untouched.
