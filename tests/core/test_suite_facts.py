@@ -158,3 +158,46 @@ def test_smartplay_games_take_their_limits_from_the_row() -> None:
     absent = 1 + max(int(row.variant or 0) for row in smartplay_facts.TASKS if row.game == "hanoi")
     with pytest.raises(KeyError, match="no SmartPlay facts row"):
         HanoiGame(SmartPlayParams(), absent)
+
+
+DOCS = SRC.parents[1] / "docs" / "suites"
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def test_smartplay_docs_task_table_holds_the_rows() -> None:
+    """Each line of docs/suites/smartplay.md's task table says what its row says (a row without a line is fine:
+    ``playbench list`` shows every task)."""
+    rows = {row.id: row for row in smartplay_facts.TASKS}
+    lines = [_cells(line) for line in (DOCS / "smartplay.md").read_text().splitlines()
+             if line.startswith("| `smartplay/")]
+    assert len(lines) >= 20
+    for task_id, original, _engine, steps, trials, history in lines:
+        row = rows[task_id.strip("`")]
+        assert (original.strip("`"), int(steps), int(trials), int(history)) == (
+            row.original, row.steps, row.trials, row.history), task_id
+
+
+def _expand(ids: str) -> list[str]:
+    """``a/{b,c}`` -> ``[a/b, a/c]``."""
+    found = re.fullmatch(r"(.*)\{(.*)\}(.*)", ids)
+    return [f"{found[1]}{part}{found[3]}" for part in found[2].split(",")] if found else [ids]
+
+
+def test_balrog_docs_task_table_holds_the_rows() -> None:
+    """docs/suites/balrog.md's task table: each id (``{a,b}`` expanded; ``<…>`` and ``…`` stand for every row of
+    the environment) has the step limit and the episodes its line gives."""
+    lines = [_cells(line) for line in (DOCS / "balrog.md").read_text().splitlines() if line.startswith("| `balrog/")]
+    assert {env for cells in lines for env in re.findall(r"`balrog/(\w+)/", cells[0])} == set(balrog_facts.env_names())
+    for ids, _engine, episodes, limit, _progression in lines:
+        items = [tid for item in re.findall(r"`([^`]+)`", ids) for tid in _expand(item)]
+        numbers = [int(n.replace(" ", "")) for n in re.findall(r"\d[\d ]*\d|\d", limit.split(":")[-1])]
+        assert len(numbers) in (1, len(items)), ids
+        for item, number in zip(items, numbers * len(items) if len(numbers) == 1 else numbers, strict=True):
+            env = item.split("/")[1]
+            named = [row for row in balrog_facts.TASKS if row.id == item]
+            for row in named or [row for row in balrog_facts.TASKS if row.env == env]:
+                assert row.step_limit == number, (ids, row.id)
+            assert episodes == "{} / {}".format(*[balrog_facts.env(env).episodes(p) for p in ("config", "paper")]), ids
