@@ -3,6 +3,7 @@ stopping early, and the refusals of what cannot work.
 """
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -181,3 +182,14 @@ def test_an_episode_stays_on_the_loop_that_started_it() -> None:
         asyncio.run(elsewhere())
     assert env.step(HANOI[1]).info["valid"]  # still playing where it began
     env.close()
+
+
+def test_a_game_that_cannot_start_ends_the_episode_at_reset() -> None:
+    spec = env_spec("smartplay/hanoi-3")
+
+    def broken(params: Any, index: int) -> Any:
+        raise ValueError("no such level")
+
+    env = ChatEnv.from_spec(dataclasses.replace(spec, task=dataclasses.replace(spec.task, make_game=broken)))
+    assert env.reset() == [] and env.done and env.score is None
+    assert env.record().status == "game-error" and "no such level" in (env.record().error or "")
