@@ -109,7 +109,7 @@ def verify(path: Path | str) -> VerifyResult:
     A folder that is neither is a PlaybenchError. Nothing is written to the folder.
     """
     path = Path(path)
-    from playbench.log import is_run
+    from playbench.log import RUN_JSON, is_run
 
     if not is_run(path):
         from playbench.api.verify_balrog import verify_submission
@@ -117,7 +117,7 @@ def verify(path: Path | str) -> VerifyResult:
 
         if is_submission(path):
             return verify_submission(path)
-        if not (path / "run.json").exists():
+        if not (path / RUN_JSON).exists():
             raise PlaybenchError(f"{path} is neither a playbench run (no run.json) nor a BALROG submission folder")
     log = read_run(path)  # a run that cannot be read is refused here, in one line
     result = VerifyResult(path)
