@@ -10,6 +10,7 @@ reported too.
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -19,7 +20,7 @@ from playbench.core.errors import PlaybenchError
 from playbench.suites.balrog import submission
 
 #: what the published summary.json states (in its order)
-PUBLISHED = {
+PUBLISHED: dict[str, Any] = {
     "average_progress": 32.34,
     "standard_error": 1.49,
     "environments": {

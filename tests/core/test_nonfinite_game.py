@@ -34,7 +34,7 @@ def _poison(monkeypatch: pytest.MonkeyPatch, field: str) -> None:
         return getattr(game, "poisoned_seed", None) == target
 
     def reset_(self: HanoiGame, *, seed: int | None = None, options: dict | None = None) -> Any:
-        self.poisoned_seed = seed
+        setattr(self, "poisoned_seed", seed)  # noqa: B010  (a mark of this test's, not the game's attribute)
         return reset(self, seed=seed, options=options)
 
     def step_(self: HanoiGame, action: str) -> Any:
