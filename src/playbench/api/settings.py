@@ -8,6 +8,7 @@ from playbench.api.workers import base_urls
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import RunConfig
 from playbench.core.registry import get_task
+from playbench.log.paths import RUN_JSON
 from playbench.log.store import RunStore
 from playbench.models.redact import mask_url
 from playbench.runner.resume import IDENTITY, REFUSED, apply_settings, check_identity, resume_event
@@ -103,7 +104,7 @@ def confirm_destinations(config: RunConfig, recorded: dict[str, Any], given: set
     use = settings.get("base_url")
     for name, value in (("base_url", url), ("ray_address", address)):
         if value is not None and not isinstance(value, str):
-            raise PlaybenchError(f"run.json's settings.{name} is not text: {type(value).__name__}")
+            raise PlaybenchError(f"{RUN_JSON}'s settings.{name} is not text: {type(value).__name__}")
     if config.model and url and "base_url" not in given:
         from playbench.models.factory import default_server, parse_model_name
 
@@ -118,13 +119,13 @@ def confirm_destinations(config: RunConfig, recorded: dict[str, Any], given: set
                 shown = mask_url(one)
                 hint = " (your own credentials in place of ***)" if "***" in (shown or "") else ""
                 raise PlaybenchError(
-                    f"this run's run.json sends requests to {shown}, a server you have not named; nothing was sent: "
+                    f"this run's {RUN_JSON} sends requests to {shown}, a server you have not named; nothing was sent: "
                     f"give --base-url {shown} again{hint} to send requests (and your key) there, or --base-url "
                     "another server")
     if settings.get("executor") == "ray" and address and "ray_address" not in given:
         if address not in _LOCAL_RAY and address != os.environ.get("RAY_ADDRESS"):
             raise PlaybenchError(
-                f"this run's run.json plays its episodes on the Ray cluster at {address}, a cluster you have not "
+                f"this run's {RUN_JSON} plays its episodes on the Ray cluster at {address}, a cluster you have not "
                 f"named; nothing was sent: give --ray-address {address} again to play there, or --ray-address "
                 "another cluster (or --executor local)")
     return use
