@@ -1,13 +1,24 @@
-"""A suite's declaration: the tasks built from its table of facts, its groups, and the check of those facts.
+"""A suite's declaration: its tasks, groups and check of facts, and the hooks its report and viewer call.
 
-Every suite package ``playbench.suites.<name>`` has a ``tasks`` module exposing ``SUITE``; the registry
+The tasks are built from the suite's table of facts. Every suite package ``playbench.suites.<name>`` has a ``tasks`` module exposing ``SUITE``; the registry
 reads it (see ``registry.load_suites``). Nothing registers itself as a side effect of an import.
+
+The hooks are named, not imported: ``summary="package.module:NAME"`` names a ``SummaryHooks`` object and
+``pictures=...`` a ``PictureHooks`` one, imported on first use (as Gymnasium's ``"module:Name"`` entry
+points), so listing tasks loads no report code, and a suite declared outside playbench
+(``PLAYBENCH_SUITES``) brings its own.
 """
 
+import functools
+import importlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from playbench.core.errors import PlaybenchError
+from playbench.core.figures import Figure, RunSummary
+from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.core.task import Task
 
 
@@ -32,15 +43,116 @@ def _no_check(task: Task) -> list[str]:
     return []
 
 
+def _no_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
+    return {}
+
+
+def _no_tables(summary: dict[str, Any]) -> list[Any]:
+    return []
+
+
+def _no_metric(task_id: str) -> Any:
+    return None
+
+
+def _no_figures(runs: list[RunSummary]) -> list[Figure]:
+    return []
+
+
+@dataclass(frozen=True)
+class SummaryHooks:
+    """What a suite adds to ``playbench report`` (its ``summary`` hook names one of these).
+
+    ``summarize(records_by_task, scheduled)``: the suite's part of the JSON report (under the suite's
+    name; None: nothing to add), from the ``ok`` and failed records of the suite's scheduled tasks;
+    ``task_extras(task_id, records)``: keys added to that task's entry; ``render(summary)``: the rich
+    renderables the text report prints (the summary's strings arrive inert); ``score_metric(task_id)``:
+    the ``stats.metric.Metric`` a task's score is (None: a plain mean); ``figures(runs)``: what
+    ``playbench plot`` draws from the summaries of several runs (``core.figures``).
+    """
+
+    summarize: Callable[[dict[str, list[EpisodeRecord]], dict[str, int]], dict[str, Any] | None]
+    task_extras: Callable[[str, list[EpisodeRecord]], dict[str, Any]] = _no_extras
+    render: Callable[[dict[str, Any]], list[Any]] = _no_tables
+    score_metric: Callable[[str], Any] = _no_metric
+    figures: Callable[[list[RunSummary]], list[Figure]] = _no_figures
+
+
+def _no_picture(record: EpisodeRecord, steps: list[StepRecord]) -> str | None:
+    return None
+
+
+def _no_step_picture(record: EpisodeRecord, step: StepRecord) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class PictureHooks:
+    """SVG pictures a suite draws for the viewer (its ``pictures`` hook names one of these).
+
+    ``episode_picture(record, steps)``: one picture of the whole episode; ``step_picture(record, step)``:
+    one per step. Either returns None when it draws nothing for that episode. Tasks whose observation text
+    the viewer draws by itself name a picture kind instead (``Task.picture``).
+    """
+
+    episode_picture: Callable[[EpisodeRecord, list[StepRecord]], str | None] = _no_picture
+    step_picture: Callable[[EpisodeRecord, StepRecord], str | None] = _no_step_picture
+
+
+# "package.module:NAME", as an entry point names an object
+_HOOK = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+
+
+@functools.cache
+def load_hook(spec: str) -> object:
+    """The object a ``"module:NAME"`` spec names, its module imported on first use (then remembered)."""
+    module_name, _, name = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and module_name.startswith(exc.name):
+            raise PlaybenchError(f"hook {spec!r}: no module {module_name!r}") from None
+        raise
+    if not hasattr(module, name):
+        raise PlaybenchError(f"hook {spec!r}: module {module_name!r} has no {name!r}")
+    return getattr(module, name)
+
+
 @dataclass(frozen=True)
 class Suite:
     """What one suite package declares.
 
     ``tasks`` are built from the suite's facts table (each ``Task.facts`` is its row); ``check_facts``
-    names what a task lacks for the suite's report (an empty list when it has every fact).
+    names what a task lacks for the suite's report (an empty list when it has every fact); ``summary`` and
+    ``pictures`` name the suite's ``SummaryHooks`` and ``PictureHooks`` as ``"module:NAME"`` (None: none).
     """
 
     name: str
     tasks: tuple[Task, ...] = ()
     groups: tuple[Group, ...] = ()
     check_facts: Callable[[Task], list[str]] = field(default=_no_check)
+    summary: str | None = None
+    pictures: str | None = None
+
+    def __post_init__(self) -> None:
+        for kind, spec in (("summary", self.summary), ("pictures", self.pictures)):
+            if spec is not None and not _HOOK.fullmatch(spec):
+                raise PlaybenchError(f"suite {self.name!r}: {kind}={spec!r} is not 'package.module:NAME'")
+
+    def summary_hooks(self) -> SummaryHooks | None:
+        """The suite's summary hooks, imported on first use (None when it declares none)."""
+        return None if self.summary is None else _hooks(self.summary, SummaryHooks)
+
+    def picture_hooks(self) -> PictureHooks | None:
+        """The suite's picture hooks, imported on first use (None when it declares none)."""
+        return None if self.pictures is None else _hooks(self.pictures, PictureHooks)
+
+
+H = TypeVar("H", SummaryHooks, PictureHooks)
+
+
+def _hooks(spec: str, kind: type[H]) -> H:
+    hooks = load_hook(spec)
+    if not isinstance(hooks, kind):
+        raise PlaybenchError(f"hook {spec!r} is a {type(hooks).__name__}, not a {kind.__name__}")
+    return hooks

@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.params import NoParams, Params, build_params
@@ -63,6 +63,12 @@ def check_engine(task_id: str, engine: "Engine") -> None:
                                  f"install it with: {engine.install}")
 
 
+#: Pictures the viewer draws from observation text: Hanoi's rods, a tty map (NetHack, MiniHack, Boxoban), a local
+#: map of objects placed relative to where the agent faces (BabyAI), on the screen (Baba Is AI), by compass
+#: direction (Messenger, Crafter) or of blocks around the player (the voxel world).
+PictureKind = Literal["hanoi", "tty", "facing-map", "screen-map", "compass-map", "block-map"]
+
+
 @dataclass(frozen=True)
 class Task:
     """A registered task ``suite/name``.
@@ -99,6 +105,8 @@ class Task:
     #: Why the same seed and actions may not give the same records (``playbench verify`` then counts the task's
     #: episodes not verifiable); None: the games are reproducible from the seed and the executed actions.
     not_reproducible: str | None = None
+    #: What the viewer draws from a step's observation text (``report/viewer_assets/pictures.js``); None: nothing.
+    picture: PictureKind | None = None
 
     @property
     def suite(self) -> str:

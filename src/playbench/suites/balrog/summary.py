@@ -13,10 +13,12 @@ from collections import defaultdict
 from typing import Any
 
 from playbench.core.records import EpisodeRecord
+from playbench.core.suite import SummaryHooks
 from playbench.stats.intervals import interval
 from playbench.stats.metric import Metric
 from playbench.suites.balrog.facts import ENVS as ENV_ROWS
 from playbench.suites.balrog.facts import PARTIAL, env_names
+from playbench.suites.balrog.figures import figures
 
 ENVS: tuple[str, ...] = env_names()
 #: Column titles of the paper's tables (from the facts' environment rows).
@@ -207,3 +209,8 @@ def render(summary: dict[str, Any]) -> list[Any]:
     if total["partial"]:
         line.append(f"  (partial: no scored episodes for {', '.join(total['missing_envs'])})", style="yellow")
     return [paper, detail, line]
+
+
+#: what ``playbench report`` and ``plot`` call (``SUITE.summary`` names it)
+SUMMARY = SummaryHooks(summarize=summarize, task_extras=task_extras, render=render,
+                       score_metric=score_metric, figures=figures)

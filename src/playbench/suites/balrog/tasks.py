@@ -39,6 +39,7 @@ def _babyai(row: BalrogTask) -> Task:
         aliases=row.aliases,
         reference_agents=("random", "oracle"),
         tags=("balrog", "babyai"),
+        picture="facing-map",
         engine=BABYAI,
         facts=row,
         step_limit=row.step_limit,
@@ -115,6 +116,7 @@ def _crafter(row: BalrogTask) -> Task:
         metrics=("score", "progression", "achievements_unlocked"),
         reference_agents=("random", "oracle"),
         tags=("balrog", "crafter"),
+        picture="compass-map",
         engine=CRAFTER,
         facts=row,
         step_limit=row.step_limit,
@@ -163,4 +165,5 @@ SUITE = Suite(
                  [tid for row, tid in zip(facts.TASKS, _ALL, strict=True) if row.env != "textworld"]),
     ),
     check_facts=check_facts,
+    summary="playbench.suites.balrog.summary:SUMMARY",
 )

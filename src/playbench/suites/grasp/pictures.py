@@ -14,6 +14,7 @@ from html import escape
 from typing import Any, Literal
 
 from playbench.core.records import EpisodeRecord, StepRecord
+from playbench.core.suite import PictureHooks
 from playbench.suites.grasp.grid import BUDGET, MOVES, Constraints, Grid
 from playbench.suites.grasp.render import parse_state
 from playbench.suites.grasp.simulate import State, execute
@@ -308,3 +309,7 @@ def step_picture(record: EpisodeRecord, step: StepRecord) -> str | None:
     out.append(_legend(height - 8))
     out.append("</svg>")
     return "\n".join(out)
+
+
+#: what the viewer calls (``SUITE.pictures`` names it)
+PICTURES = PictureHooks(episode_picture=episode_picture, step_picture=step_picture)

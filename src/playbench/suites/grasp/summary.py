@@ -6,6 +6,8 @@ import math
 from typing import Any
 
 from playbench.core.records import EpisodeRecord
+from playbench.core.suite import SummaryHooks
+from playbench.suites.grasp.figures import figures
 from playbench.suites.grasp.grid import Constraints
 from playbench.suites.grasp.table import SWAP_NOTE, Scored, breakdown, dims_of, render_table
 
@@ -56,3 +58,7 @@ def render(summary: dict) -> list:
     columns = {f"{tid} ({t['scoring']})": t for tid, t in tables.items()}
     caption = SWAP_NOTE if any(t.get("official") for t in tables.values()) else None
     return [render_table(columns, "GRASP (Table 1): length / energy ± s.e.", caption=caption)]
+
+
+#: what ``playbench report`` and ``plot`` call (``SUITE.summary`` names it)
+SUMMARY = SummaryHooks(summarize=summarize, task_extras=task_extras, render=render, figures=figures)

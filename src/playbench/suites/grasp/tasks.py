@@ -70,4 +70,5 @@ def check_facts(task: Task) -> list[str]:
     return [] if isinstance(task.facts, GraspTask) else [f"{task.id}: no GRASP facts row"]
 
 
-SUITE = Suite(name="grasp", tasks=tuple(build_task(row) for row in TASKS), check_facts=check_facts)
+SUITE = Suite(name="grasp", tasks=tuple(build_task(row) for row in TASKS), check_facts=check_facts,
+              summary="playbench.suites.grasp.summary:SUMMARY", pictures="playbench.suites.grasp.pictures:PICTURES")

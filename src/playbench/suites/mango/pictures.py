@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from playbench.core.records import EpisodeRecord, StepRecord
+from playbench.core.suite import PictureHooks
 from playbench.suites.mango.maze import insertion_order, node_order
 
 _NODE_H = 24
@@ -245,3 +246,7 @@ def episode_picture(record: EpisodeRecord, steps: list[StepRecord]) -> str | Non
     sample_id = record.metrics.get("id") or record.instance.get("id")
     route = _correct_route(task, sample_id, all2all, all_pairs)
     return maze_svg(edges, route, _answer_hops(record, steps), _caption(task, route, record.metrics))
+
+
+#: what the viewer calls (``SUITE.pictures`` names it)
+PICTURES = PictureHooks(episode_picture=episode_picture)

@@ -3,11 +3,13 @@
 from typing import Any
 
 from playbench.core.records import EpisodeRecord
+from playbench.core.suite import SummaryHooks
 from playbench.stats import wilson
 from playbench.stats.metric import Metric
 from playbench.suites.mango.aggregate import summarize_rows
 from playbench.suites.mango.facts import SCORE
 from playbench.suites.mango.facts import TASKS as ROWS
+from playbench.suites.mango.figures import figures
 
 # task id -> its DF/RF part of the report
 _TASKS = {row.id: row.question for row in ROWS if row.question is not None}
@@ -94,3 +96,8 @@ def render(summary: dict[str, Any]) -> list[Any]:
         interval = f" (95% CI {ci[0]:.3f}–{ci[1]:.3f})" if ci else ""
         out.append(f"minigame: {mg['successes']:.0f}/{mg['n']} = {mg['success_rate']:.3f}{interval}")
     return out
+
+
+#: what ``playbench report`` and ``plot`` call (``SUITE.summary`` names it)
+SUMMARY = SummaryHooks(summarize=summarize, task_extras=task_extras, render=render,
+                       score_metric=score_metric, figures=figures)

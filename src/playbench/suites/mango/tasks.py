@@ -104,4 +104,6 @@ SUITE = Suite(
     tasks=tuple(build_task(row) for row in TASKS),
     groups=(Group.of(*BENCHMARK_GROUP, [row.id for row in TASKS if row.question is not None]),),
     check_facts=check_facts,
+    summary="playbench.suites.mango.summary:SUMMARY",
+    pictures="playbench.suites.mango.pictures:PICTURES",
 )

@@ -12,9 +12,11 @@ from typing import Any
 from rich.table import Table
 
 from playbench.core.records import EpisodeRecord
+from playbench.core.suite import SummaryHooks
 from playbench.stats import summarize as summarize_values
 from playbench.stats.metric import Metric
 from playbench.suites.smartplay.capabilities import CAPABILITIES, Weighting, capability_scores, degrees
+from playbench.suites.smartplay.figures import figures
 from playbench.suites.smartplay.scoring import benchmark_rows, benchmark_tasks, facts_of, normalize
 
 
@@ -251,3 +253,8 @@ def render(summary: dict[str, Any]) -> list[Any]:
                    f"mean achievements unlocked: {crafter['mean_achievements_unlocked']:.2f} of 22")
     out.extend(summary.get("notes", []))
     return out
+
+
+#: what ``playbench report`` and ``plot`` call (``SUITE.summary`` names it)
+SUMMARY = SummaryHooks(summarize=summarize, task_extras=task_extras, render=render,
+                       score_metric=score_metric, figures=figures)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from playbench.core.params import Params
 from playbench.core.suite import Group, Suite
-from playbench.core.task import Task
+from playbench.core.task import PictureKind, Task
 from playbench.suites.engines import CRAFTER
 from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
 from playbench.suites.smartplay.facts import BENCHMARK_GROUP, CAPABILITIES, TASKS, SmartPlayTask
@@ -104,6 +104,11 @@ _GAMES: dict[str, tuple[Callable[[Any, SmartPlayTask], "Game"], type[Params]]] =
 }
 
 
+#: what the viewer draws from each game's observation text
+_PICTURES: dict[str, PictureKind] = {"hanoi": "hanoi", "messenger": "compass-map", "crafter": "compass-map",
+                                     "minecraft": "block-map"}
+
+
 def build_task(row: SmartPlayTask) -> Task:
     """The Task of one facts row."""
     make, params_model = _GAMES[row.game]
@@ -127,6 +132,7 @@ def build_task(row: SmartPlayTask) -> Task:
         reference_agents=("random", "oracle"),
         facts=row,
         step_limit=row.steps,
+        picture=_PICTURES.get(row.game),
         **extra,
     )
 
@@ -160,4 +166,5 @@ SUITE = Suite(
     tasks=tuple(build_task(row) for row in TASKS),
     groups=(benchmark_group(TASKS),),
     check_facts=check_facts,
+    summary="playbench.suites.smartplay.summary:SUMMARY",
 )

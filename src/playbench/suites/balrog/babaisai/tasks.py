@@ -35,6 +35,7 @@ def build_task(row: BalrogTask) -> Task:
         aliases=row.aliases,
         reference_agents=("random", "oracle"),
         tags=("balrog", "babaisai"),
+        picture="screen-map",
         facts=row,
         step_limit=row.step_limit,
     )

@@ -55,6 +55,7 @@ def build_task(row: BalrogTask) -> Task:
         metrics=("score", "completion"),
         reference_agents=("random", "oracle") if row.kind in ("boxoban", "navigation") else ("random",),
         tags=("balrog", row.env, "nethack-engine"),
+        picture="tty",
         check_inputs=_level_check(row.original) if row.kind == "boxoban" else None,
         engine=NETHACK,
         facts=row,
