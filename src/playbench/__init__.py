@@ -1,8 +1,9 @@
 """playbench: one harness for spatial reasoning, navigation, planning and game benchmarks.
 
 As a library: ``playbench.eval`` runs tasks (say ``"smartplay/hanoi-3"`` with ``agent="random"`` and
-``episodes=3``) and returns a result whose ``path`` ``playbench.read_run`` reads back; docs/api.md has a
-tested example. (``eval`` here is playbench's own function: model output is never executed.)
+``episodes=3``) and returns a result whose ``path`` ``playbench.read_run`` reads back; inside a running
+event loop (a notebook), ``await playbench.eval_async(...)`` does the same. docs/api.md has tested
+examples. (``eval`` here is playbench's own function: model output is never executed.)
 
 The names below are imported on first use, so ``import playbench`` (and the ``playbench`` command's
 start-up) stays cheap.
@@ -17,6 +18,7 @@ __version__ = "0.1.0"
 # public name -> (module, attribute)
 _LAZY = {
     "eval": ("playbench.api.evaluate", "evaluate"),
+    "eval_async": ("playbench.api.evaluate", "evaluate_async"),
     "EvalResult": ("playbench.api.result", "EvalResult"),
     "RunInterrupted": ("playbench.api.result", "RunInterrupted"),
     "merge": ("playbench.api.merge", "merge"),
@@ -27,11 +29,12 @@ _LAZY = {
     "PlaybenchError": ("playbench.core.errors", "PlaybenchError"),
 }
 
-__all__ = ["EvalResult", "PlaybenchError", "RunInterrupted", "RunLog", "VerifyResult", "__version__", "eval", "merge",
-           "read_run", "verify"]
+__all__ = ["EvalResult", "PlaybenchError", "RunInterrupted", "RunLog", "VerifyResult", "__version__", "eval", "eval_async",
+           "merge", "read_run", "verify"]
 
 if TYPE_CHECKING:
     from playbench.api.evaluate import evaluate as eval  # noqa: A004
+    from playbench.api.evaluate import evaluate_async as eval_async
     from playbench.api.merge import merge
     from playbench.api.result import EvalResult, RunInterrupted
     from playbench.api.verify import VerifyResult, verify

@@ -1,6 +1,9 @@
 """docs/api.md's examples run as written (offline, mock model) and give what the page says they give."""
 
+import ast
+import asyncio
 import contextlib
+import inspect
 import io
 import json
 import re
@@ -29,7 +32,12 @@ def test_the_examples_run_and_give_what_the_page_says(tmp_path: Path, monkeypatc
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         for block in _blocks():
-            exec(compile(block, str(DOC), "exec"), namespace)  # noqa: S102  (our own documentation)
+            # a block with a top-level await is a notebook cell: it runs inside a running event loop
+            code = compile(block, str(DOC), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+            if code.co_flags & inspect.CO_COROUTINE:
+                asyncio.run(eval(code, namespace))  # noqa: S307  (our own documentation)
+            else:
+                exec(code, namespace)  # noqa: S102  (our own documentation)
     printed = out.getvalue()
 
     result = namespace["result"]
@@ -49,6 +57,10 @@ def test_the_examples_run_and_give_what_the_page_says(tmp_path: Path, monkeypatc
     mine = namespace["mine"]
     assert mine.played == {"ok": 3} and {r.agent for r in mine.log.episodes()} == {"first-legal"}
     assert "{'ok': 3} first-legal" in printed
+
+    oracle = namespace["oracle"]  # the notebook cell: eval_async ran, eval refused inside the loop
+    assert oracle.played == {"ok": 2} and oracle.path.parent == Path("runs") and oracle.config.agent == "oracle"
+    assert "{'ok': 2} runs" in printed and "use `await playbench.eval_async(...)`" in printed
 
     hook, counted = namespace["hook"], namespace["counted"]
     assert hook.plan == {"smartplay/rps-basic": (2, 0)}

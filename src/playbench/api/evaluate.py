@@ -5,12 +5,14 @@ benchmark scripts. Nothing here prints or exits: problems are exceptions (``Play
 caller asked, ``RunInterrupted`` for Ctrl-C), and a run that stops early returns with ``stopped`` set.
 """
 
+import asyncio
 import os
 import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any, TypedDict, Unpack
@@ -29,6 +31,7 @@ from playbench.log.store import RunStore
 from playbench.models.redact import mask_url
 from playbench.runner import RunSettings, plan_jobs, run_jobs
 from playbench.runner.loop import run as run_loop
+from playbench.runner.plan import EpisodeJob
 from playbench.runner.runner import RunTotals
 from playbench.runner.shard import Shard, episodes_per_task, parse_shard
 
@@ -92,6 +95,10 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     that carry a key (``api_key``, ``token``, an ``Authorization`` header …) are refused: keys come from
     the environment.
 
+    The episodes play on an event loop of this call's own (uvloop where installed); inside a running loop
+    (Jupyter, IPython, an async application) this raises ``PlaybenchError`` at once, before anything is
+    created: ``await eval_async(...)`` there.
+
     Returns an ``EvalResult``; a run stopped by a fault of the whole run (refused credentials, an
     unreachable server, a full disk) returns with ``stopped`` set. Raises ``PlaybenchError`` for a bad
     request (nothing is created) and ``RunInterrupted`` on Ctrl-C (finished episodes are kept); called
@@ -99,16 +106,116 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     same way while it runs (``RunInterrupted.signal`` names the signal), unless the caller set handlers
     of its own for them.
     """
+    _refuse_running_loop()
     with _signals_as_ctrl_c() as caught:
         try:
-            return _evaluate(tasks, dict(options))
+            with _prepared(tasks, dict(options)) as run:
+                return run.result(run_loop(run.play()))
         except RunInterrupted as stop:
             stop.signal = caught[-1] if caught else signal.SIGINT
             raise
 
 
-def _evaluate(tasks: str | Iterable[str], opts: dict[str, Any]) -> EvalResult:
-    """``evaluate``'s body (signals already routed to Ctrl-C)."""
+async def evaluate_async(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions]) -> EvalResult:
+    """``evaluate`` for callers inside a running event loop: the same options, run and result, awaited.
+
+    The episodes play on the caller's loop, beside its other tasks. The set-up before the first ``await``
+    (checking the request, creating the run directory, connecting to a Ray cluster with
+    ``executor="ray"``, which may first start a local one) runs in the caller's thread and holds the loop
+    meanwhile. This call leaves the loop and the process as it found them: no signal handlers (SIGTERM
+    and SIGHUP are the application's), no uvloop, no collector settings. Cancelling the awaiting task
+    stops the run as Ctrl-C stops ``evaluate``: the finished episodes are kept, the ``CancelledError``
+    goes on (with a note naming the run directory) and ``resume`` continues the run.
+    """
+    with _prepared(tasks, dict(options)) as run:
+        return run.result(await run.play())
+
+
+def _refuse_running_loop() -> None:
+    """Refuse, before anything is made, to start a loop of our own inside a running one."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise PlaybenchError("playbench.eval runs an event loop of its own and cannot run inside a running one "
+                         "(Jupyter, IPython, an async application): there, use `await playbench.eval_async(...)` "
+                         "with the same options")
+
+
+@dataclass
+class _Run:
+    """A run ready to play: its directory open for writing, its model made, its cluster joined."""
+
+    store: RunStore
+    config: RunConfig
+    jobs: list[EpisodeJob]
+    make_agent: Callable[[], Agent]
+    in_flight: int
+    hook: ProgressHook | None
+    model: Any
+    shard: Shard | None
+    ray_run: Any = None
+    stats: Any = None
+    started: float = field(default_factory=time.perf_counter)
+
+    async def play(self) -> RunTotals:
+        """Play the jobs on the running loop (here, or on a Ray cluster), telling the hook about steps and episodes."""
+        settings = RunSettings(max_episodes=self.in_flight)
+        if self.hook is not None:
+            left: dict[str, int] = {}
+            for job in self.jobs:
+                left[job.task.id] = left.get(job.task.id, 0) + 1
+            totals = episodes_per_task(self.config, self.shard)
+            self.hook.start({t.id: (totals[t.id], totals[t.id] - left.get(t.id, 0)) for t in self.config.tasks})
+            settings.on_step, settings.on_episode = self.hook.step, self.hook.episode
+        try:
+            if self.ray_run is None:
+                return await _closing(run_jobs(self.jobs, self.store, self.make_agent, self.config.agent,
+                                               self.config.model, settings), self.model)
+            from playbench.runner.ray_driver import run_jobs_ray
+
+            played = await _closing(run_jobs_ray(self.jobs, self.store, self.ray_run, settings), self.model)
+            self.stats = None
+            for more in self.ray_run.stats:
+                self.stats = add_stats(self.stats, more)
+            return played
+        finally:
+            if self.hook is not None:
+                self.hook.stop()
+
+    def result(self, totals: RunTotals) -> EvalResult:
+        """What this call returns once the jobs are played."""
+        return EvalResult(path=self.store.path, config=self.config, totals=totals,
+                          elapsed_s=time.perf_counter() - self.started, model_stats=self.stats, shard=self.shard)
+
+
+@contextmanager
+def _prepared(tasks: str | Iterable[str], opts: dict[str, Any]) -> Iterator[_Run]:
+    """The run asked for, ready to play; on leaving, its directory is closed and its cluster left.
+
+    A bad request raises ``PlaybenchError`` before anything is created; Ctrl-C (a ``KeyboardInterrupt``)
+    while the run is held becomes ``RunInterrupted`` naming its directory.
+    """
+    run, cluster = _prepare(tasks, opts)
+    try:
+        yield run
+    except KeyboardInterrupt:
+        raise RunInterrupted(run.store.path) from None
+    except asyncio.CancelledError as stop:  # eval_async's task cancelled: say where the finished episodes are
+        stop.add_note(f"playbench: the run so far is in {run.store.path}; resume={str(run.store.path)!r} continues it")
+        raise
+    finally:
+        run.store.close()
+        if cluster is not None:
+            cluster.leave()
+
+
+def _prepare(tasks: str | Iterable[str], opts: dict[str, Any]) -> tuple[_Run, Any]:
+    """Check the request, then open or create the run directory, make the model and join the cluster.
+
+    Returns the run and the Ray cluster it joined (None when local). Whatever fails on the way closes what
+    was made before it; a bad request fails before anything is created.
+    """
     given, ask, settings = _request(tasks, opts)
     custom = opts.get("agent") if callable(opts.get("agent")) else None
     resume, retry_errors = opts.get("resume"), bool(opts.get("retry_errors", False))
@@ -161,42 +268,29 @@ def _evaluate(tasks: str | Iterable[str], opts: dict[str, Any]) -> EvalResult:
                 settings["base_url"] if len(urls) > 1 else one_url or settings["base_url"])}
             store = RunStore.create(Path(opts.get("log_dir", "runs")), {
                 "config": config, "config_hash": config.hash(), "versions": versions(), "settings": recorded})
+        if tell is not None:
+            for line in task_notes(config):
+                tell(line)
+        hook = _hook(opts.get("progress"))
+        if model_obj is not None:  # long waits to retry (a server's Retry-After) are shown by the hook
+            model_obj.on_wait = getattr(hook, "wait", None)
+            model_obj.on_note = tell  # once, at the first timeout in a queue: what --max-connections to set
+        in_flight = settings["max_episodes"] or settings["max_connections"]
+        run = _Run(store, config, jobs, make_agent, in_flight, hook, model_obj, shard,
+                   stats=model_obj.stats if model_obj is not None else None)
+        if cluster is not None:
+            from playbench.runner.ray_driver import RayRun
+
+            kit = WorkerKit(config, settings, custom)
+            run.ray_run = RayRun(kit, config.agent, config.model, workers=cluster.cpus,
+                                 per_worker=share(in_flight, min(cluster.cpus, max(1, len(jobs)))))
     except BaseException:
         if store is not None:
             store.close()
         if cluster is not None:
             cluster.leave()
         raise
-    if tell is not None:
-        for line in task_notes(config):
-            tell(line)
-    hook = _hook(opts.get("progress"))
-    if model_obj is not None:  # long waits to retry (a server's Retry-After) are shown by the hook
-        model_obj.on_wait = getattr(hook, "wait", None)
-    started = time.perf_counter()
-    in_flight = settings["max_episodes"] or settings["max_connections"]
-    stats = model_obj.stats if model_obj is not None else None
-    try:
-        if cluster is None:
-            totals = _play(jobs, store, make_agent, config, in_flight, hook, model_obj, shard)
-        else:
-            from playbench.runner.ray_driver import RayRun
-
-            kit = WorkerKit(config, settings, custom)
-            ray_run = RayRun(kit, config.agent, config.model, workers=cluster.cpus,
-                             per_worker=share(in_flight, min(cluster.cpus, max(1, len(jobs)))))
-            totals = _play(jobs, store, make_agent, config, in_flight, hook, model_obj, shard, ray_run)
-            stats = None
-            for more in ray_run.stats:
-                stats = add_stats(stats, more)
-    except KeyboardInterrupt:
-        raise RunInterrupted(store.path) from None
-    finally:
-        store.close()
-        if cluster is not None:
-            cluster.leave()
-    return EvalResult(path=store.path, config=config, totals=totals, elapsed_s=time.perf_counter() - started,
-                      model_stats=stats, shard=shard)
+    return run, cluster
 
 
 def _request(tasks: str | Iterable[str], opts: dict[str, Any]
@@ -293,33 +387,6 @@ def _hook(progress: bool | ProgressHook | None) -> ProgressHook | None:
     if progress is True:
         return Bar()
     return progress or None
-
-
-def _play(jobs: list, store: RunStore, make_agent: Callable[[], Agent], config: RunConfig, max_episodes: int,
-          hook: ProgressHook | None, model: Any, shard: Shard | None = None, ray_run: Any = None) -> RunTotals:
-    """Play the jobs on a fresh event loop (here, or on a Ray cluster), telling ``hook`` about steps and episodes."""
-    settings = RunSettings(max_episodes=max_episodes)
-
-    def play() -> RunTotals:
-        if ray_run is not None:
-            from playbench.runner.ray_driver import run_jobs_ray
-
-            return run_loop(_closing(run_jobs_ray(jobs, store, ray_run, settings), model))
-        return run_loop(_closing(run_jobs(jobs, store, make_agent, config.agent, config.model, settings), model))
-
-    if hook is None:
-        return play()
-    left: dict[str, int] = {}
-    for job in jobs:
-        left[job.task.id] = left.get(job.task.id, 0) + 1
-    totals = episodes_per_task(config, shard)
-    hook.start({t.id: (totals[t.id], totals[t.id] - left.get(t.id, 0)) for t in config.tasks})
-    settings.on_step, settings.on_episode = hook.step, hook.episode
-    try:
-        return play()
-    finally:
-        hook.stop()
-
 
 
 async def _closing(coro: Awaitable[RunTotals], model: Any) -> RunTotals:

@@ -15,7 +15,20 @@ _RUN_GC_THRESHOLD = (20_000, 10, 10)
 
 
 def run(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion on a fresh event loop."""
+    """Run ``coro`` to completion on a fresh event loop.
+
+    Only for code that owns its thread (the command line, ``playbench.eval``): the collector settings below
+    are the whole process's for the run's length, so ``playbench.eval_async``, which plays on its caller's
+    loop, does not come here. Inside a running loop this raises ``RuntimeError`` with ``coro`` closed
+    (no "never awaited" warning).
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        coro.close()
+        raise RuntimeError("a fresh event loop cannot start inside a running one")
     # Objects alive now (modules, registries) live for the whole run: keep them out of the collector's
     # scans, whose full passes otherwise pause every episode in flight at once.
     gc.freeze()
