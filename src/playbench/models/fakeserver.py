@@ -19,6 +19,16 @@ given in order with ``sequence``):
   (:data:`OVERFLOW_BODIES`).
 
 ``keep_alive`` (seconds) closes a connection that stays idle that long, as real servers do (uvicorn: 5 s).
+``prompt_cache=True`` keeps a prefix cache (:mod:`playbench.models.prefixcache`) and answers with the
+provider's cached-token usage fields (OpenAI's ``prompt_tokens_details.cached_tokens``, Anthropic's
+``cache_read_input_tokens`` / ``cache_creation_input_tokens`` at its breakpoints, Gemini's
+``cachedContentTokenCount``).
+
+``slots`` (an integer) serves that many requests at a time, as llama.cpp's server (``--parallel``) and Ollama
+(``OLLAMA_NUM_PARALLEL``) do, 1 by default: the others wait their turn in arrival order, each holding its slot
+for ``latency`` seconds of "generation", so a request's time in the queue counts against the client's
+timeout. A queued request whose client has gone when its turn comes is dropped unanswered, as those
+servers cancel the work of a closed connection (counted as the ``abandoned`` fault).
 
 Every request, fault and delivered answer is counted (and with ``record=True`` every request's path and
 decoded body kept in ``received``), so tests can check exact accounting (hostile
@@ -45,6 +55,7 @@ from typing import Any
 import orjson
 
 from playbench.models.mockbrain import NO_ACTION, answer, approx_tokens
+from playbench.models.prefixcache import PromptCache, request_blocks, with_cached_usage
 
 # New faults go at the end: the seeded draws of the existing ones stay the same.
 FAULTS = ("429", "500", "malformed", "empty", "drop", "slow", "401", "403", "reset", "shape", "surrogate",
@@ -82,6 +93,8 @@ class ServerStats:
     formats: Counter = field(default_factory=Counter)
     auth: Counter = field(default_factory=Counter)  # credentials seen (the value itself, for key tests)
     shapes: Counter = field(default_factory=Counter)  # wrong shapes sent, by name (all counted as "shape" faults)
+    queued: int = 0  # with ``slots``: requests now waiting for a slot
+    queue_peak: int = 0  # the most that ever waited at once
 
 
 class FakeServer:
@@ -91,8 +104,14 @@ class FakeServer:
                  seed: int = 0, retry_after: str = "0", slow_seconds: float = 5.0, down: bool = False,
                  port: int = 0, reject_auth: bool = False, fast_loop: bool = False,
                  sequence: list[str | None] | None = None, shapes: list[str] | None = None,
-                 record: bool = False, keep_alive: float | None = None) -> None:
+                 record: bool = False, keep_alive: float | None = None, slots: int | None = None,
+                 prompt_cache: bool = False) -> None:
         self.latency = latency
+        # with ``prompt_cache``: per format, the prompt prefixes the server has cached
+        self.prompt_caches = ({fmt: PromptCache(explicit=fmt == "anthropic") for fmt in OVERFLOW_BODIES}
+                              if prompt_cache else None)
+        self.slots = slots  # requests served at a time (None: all at once); the others queue
+        self._turns: asyncio.Semaphore | None = None
         self.keep_alive = keep_alive  # seconds an idle connection is kept open (None: until the client closes)
         self.record = record  # keep every request's path and decoded body in ``received`` (tests)
         self.received: list[tuple[str, Any]] = []
@@ -149,6 +168,8 @@ class FakeServer:
         loop = self._new_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
+        if self.slots is not None:
+            self._turns = asyncio.Semaphore(self.slots)
         self._server = loop.run_until_complete(
             asyncio.start_server(self._handle, "127.0.0.1", self.port, backlog=2048))
         self.port = self._server.sockets[0].getsockname()[1]
@@ -199,7 +220,7 @@ class FakeServer:
                         k, v = line.split(":", 1)
                         headers[k.strip().lower()] = v.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
-                keep = await self._respond(writer, method, path, headers, body)
+                keep = await self._in_turn(reader, writer, method, path, headers, body)
                 if not keep:
                     break
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError, asyncio.CancelledError):
@@ -217,6 +238,27 @@ class FakeServer:
         head += [f"{k}: {v}" for k, v in (extra or {}).items()]
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
         await writer.drain()
+
+    async def _in_turn(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, method: str, path: str,
+                       headers: dict[str, str], body: bytes) -> bool:
+        """Answer the request, with ``slots`` once a slot is free (dropped if its client has gone by then)."""
+        if self._turns is None:
+            return await self._respond(writer, method, path, headers, body)
+        stats = self.stats
+        stats.queued += 1
+        stats.queue_peak = max(stats.queue_peak, stats.queued)
+        try:
+            await self._turns.acquire()
+        finally:
+            stats.queued -= 1
+        try:
+            if reader.at_eof():  # the client closed the connection (it timed out) while the request queued
+                stats.requests += 1
+                stats.faults["abandoned"] += 1
+                return False
+            return await self._respond(writer, method, path, headers, body)
+        finally:
+            self._turns.release()
 
     async def _respond(self, writer: asyncio.StreamWriter, method: str, path: str, headers: dict[str, str],
                        body: bytes) -> bool:
@@ -322,6 +364,8 @@ class FakeServer:
         if content_fault is not None:
             text, reasoning = _spoil(text, content_fault, headers or {})
         reply = reply_body(fmt, model, text, contents, reasoning)
+        if self.prompt_caches is not None:
+            reply = with_cached_usage(fmt, reply, *self.prompt_caches[fmt].use(request_blocks(fmt, request)))
         if wrong_shape:
             payload = self._wrong_shape(fmt, reply)
             await _sleep_until(deadline)
@@ -429,7 +473,7 @@ def _parse_request(path: str, request: dict[str, Any]) -> tuple[str | None, str,
         pairs = [(m["role"], _text_of(m["content"])) for m in request["messages"]]
         return "openai", request["model"], pairs
     if path.endswith("/v1/messages"):
-        pairs = [("system", request["system"])] if request.get("system") else []
+        pairs = [("system", _text_of(request["system"]))] if request.get("system") else []
         pairs += [(m["role"], _text_of(m["content"])) for m in request["messages"]]
         return "anthropic", request["model"], pairs
     match = _GEMINI.match(path)

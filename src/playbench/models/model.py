@@ -1,4 +1,4 @@
-"""The Model: one async chat interface with the one retry layer, a concurrency limit, usage and cache."""
+"""The Model: one async chat interface with the one retry layer, an adaptive concurrency limit, usage and cache."""
 
 import asyncio
 from collections import Counter
@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from playbench.core.errors import InfraError, StopRun
 from playbench.core.ledger import CURRENT_EPISODE
@@ -19,6 +20,7 @@ from playbench.models.errors import (
     ServerUnreachable,
 )
 from playbench.models.http import HttpClient
+from playbench.models.limiter import ConcurrencyLimit, Ticket
 from playbench.models.pricing import cost_micro_usd, price_for
 from playbench.models.providers.base import Provider
 from playbench.models.redact import redact
@@ -33,6 +35,9 @@ CONNECT_RETRY_DELAY = 0.5
 
 #: Waits before a retry longer than this (seconds) are told to ``Model.on_wait`` (the progress bar shows them).
 WAIT_SHOWN = 3.0
+
+#: Faults that say the server has more requests than it serves: each lowers the number sent at once.
+CONGESTION = ("timeout", "rate-limit", "http-503")
 
 
 @dataclass
@@ -91,7 +96,7 @@ class Model:
         self.cache = ResponseCache(None if cache is True else Path(cache)) if cache else None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: Any = None
-        self._slots: asyncio.Semaphore | None = None
+        self._slots: ConcurrencyLimit | None = None
         self._stop: StopRun | None = None  # set once the run is pointless; every call then raises it
         self._stopped: asyncio.Event | None = None  # wakes calls waiting to retry when _stop is set
         self._connect_failures = 0  # requests in a row that could not connect
@@ -99,14 +104,17 @@ class Model:
         #: call waits any more; the progress bar shows the line
         self.on_wait: Callable[[str | None], None] | None = None
         self._waiting = 0  # calls now in a long wait
+        #: told a line once, at the first timeout of a request that shared the server with others (what to set)
+        self.on_note: Callable[[str], None] | None = None
+        self._told_queueing = False
 
     # -- per-event-loop resources -------------------------------------------------------------
 
-    def _resources(self) -> tuple[Any, asyncio.Semaphore]:
+    def _resources(self) -> tuple[Any, ConcurrencyLimit]:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # a new asyncio.run(): fresh client, limiter and fault state
             self._loop = loop
-            self._slots = asyncio.Semaphore(self.settings.max_connections)
+            self._slots = ConcurrencyLimit(self.settings.max_connections, self.settings.timeout)
             self._stopped = asyncio.Event()
             self._stop = None
             self._connect_failures = 0
@@ -173,14 +181,17 @@ class Model:
 
     # -- the retry loop -----------------------------------------------------------------------
 
-    async def _ask(self, client: Any, slots: asyncio.Semaphore, messages: list[Message],
+    async def _ask(self, client: Any, slots: ConcurrencyLimit, messages: list[Message],
                    spend: Callable[[dict[str, int]], None]) -> ModelOutput:
-        attempt = stale = 0  # requests sent; of them, failed on a pooled connection the server had closed
+        # requests sent; of them, failed on a pooled connection the server had closed, and timed out in a
+        # server shared with other requests (neither uses up a retry)
+        attempt = stale = queued = 0
+        ticket = Ticket(0, False, 0.0)
         while True:
             attempt += 1
             self._check_stopped()
             try:
-                async with slots:
+                async with slots.slot(first=queued > 0) as ticket:  # a request that queued goes first
                     self._check_stopped()  # the run may have stopped while this call waited for a slot
                     self.stats.attempts += 1
                     spend({"attempts": 1})
@@ -192,14 +203,21 @@ class Model:
                         continue  # not a fault: sent again at once, on another connection
                     exc = RetryableError("connect", str(exc))
                 self.stats.faults[exc.kind] += 1
+                if exc.kind in CONGESTION:
+                    self._congested(slots, ticket, exc)
                 unreachable = self._count_connect(exc)
                 if unreachable is not None:
                     self.stats.gave_up += 1
                     raise self._halt(unreachable) from None
-                if attempt - stale > self.settings.max_retries:
+                if exc.kind == "timeout" and ticket.crowded and queued < slots.ceiling.bit_length():
+                    # It may have waited behind the others, and the limit is now lower: sent again, first in
+                    # line, without using up a retry. At most as often as halving takes the ceiling to 1.
+                    queued += 1
+                    continue
+                if attempt - stale - queued > self.settings.max_retries:
                     self.stats.gave_up += 1
                     raise InfraError(redact(f"{self.name}: no answer after {attempt} attempts (last: {exc})")) from None
-                await self._wait_to_retry(self._retry_delay(attempt - stale, exc), exc)
+                await self._wait_to_retry(self._retry_delay(attempt - stale - queued, exc), exc)
                 continue
             except StopRun as exc:  # refused credentials: nothing else can succeed
                 self.stats.gave_up += 1
@@ -223,6 +241,18 @@ class Model:
             self.stats.output_tokens += output.output_tokens
             spend(self._answer_usage(output))
             return output
+
+    def _congested(self, slots: ConcurrencyLimit, ticket: Ticket, exc: RetryableError) -> None:
+        """Lower the requests sent at once; at the first timeout among others, say what to set (once)."""
+        slots.congested(ticket)
+        if exc.kind != "timeout" or not ticket.crowded or self._told_queueing or self.on_note is None:
+            return
+        self._told_queueing = True
+        where = urlsplit(self.provider.base_url or "").netloc or "the server"  # credentials already taken out
+        self.on_note(redact(
+            f"requests to {where} time out while others are in flight: the server may answer one at a time; "
+            f"lowering concurrency to {slots.limit} and adapting (set --max-connections to the server's parallel "
+            f"slots, e.g. --max-connections 1, to fix it)"))
 
     def _refused(self, spend: Callable[[dict[str, int]], None]) -> None:
         """The server refused the request (HTTP 4xx): its attempt stays counted, the call does not."""

@@ -1,0 +1,204 @@
+"""Requests in flight adapt to what the server sustains (issue 28): a server that answers one request at a
+time and queues the others must not turn its queue into timeouts, retries and infra-errors."""
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from helpers import stable_trajectories
+from playbench.cli.eval_cmd import command as eval_command
+from playbench.core.errors import InfraError
+from playbench.models import Message, ModelSettings, create_model
+from playbench.models.fakeserver import FakeServer
+from playbench.models.limiter import ConcurrencyLimit, Ticket
+
+ASK = [Message("user", "Pick one:\n1. left\n2. right")]
+HINT = "time out while others are in flight"
+
+
+# -- the arithmetic ---------------------------------------------------------------------------------
+
+
+def test_a_timeout_halves_the_limit_once_per_burst_down_to_one() -> None:
+    limit = ConcurrencyLimit(8, timeout=10)
+    assert limit.limit == 8
+    assert limit.congested(Ticket(epoch=0, crowded=True, started=0)) and limit.limit == 4
+    # sent before that decrease, under the old limit: the same burst, not a new signal
+    assert not limit.congested(Ticket(epoch=0, crowded=True, started=0)) and limit.limit == 4
+    assert limit.congested(Ticket(epoch=1, crowded=True, started=0)) and limit.limit == 2
+    assert limit.congested(Ticket(epoch=2, crowded=True, started=0)) and limit.limit == 1
+    assert not limit.congested(Ticket(epoch=3, crowded=False, started=0)) and limit.limit == 1
+    assert ConcurrencyLimit(5).congested(Ticket(0, True, 0)) and ConcurrencyLimit(0).limit == 1
+
+
+async def _fill(limit: ConcurrencyLimit, answers: list[float]) -> None:
+    """Send as many requests at once as the limit allows, each answered after its time in ``answers``."""
+
+    async def one(seconds: float) -> None:
+        async with limit.slot():
+            await asyncio.sleep(seconds)
+
+    await asyncio.gather(*(one(s) for s in answers))
+
+
+def test_the_limit_grows_by_one_after_a_run_of_quick_answers_when_it_was_used() -> None:
+    limit = ConcurrencyLimit(4, timeout=1.0)
+    limit.congested(Ticket(0, True, 0))
+    assert limit.limit == 2
+    asyncio.run(_fill(limit, [0.01, 0.01]))  # both slots used, answers far within the timeout
+    assert limit.limit == 3 and limit.in_flight == 0
+    asyncio.run(_fill(limit, [0.01] * 3))
+    assert limit.limit == 4
+    asyncio.run(_fill(limit, [0.01] * 8))
+    assert limit.limit == 4  # never above --max-connections
+
+
+def test_the_limit_does_not_grow_on_slow_answers_or_unused_slots() -> None:
+    slow = ConcurrencyLimit(4, timeout=0.1)
+    slow.congested(Ticket(0, True, 0))
+    asyncio.run(_fill(slow, [0.06, 0.06]))  # over half the timeout: one more in a queue would near it
+    assert slow.limit == 2
+
+    idle = ConcurrencyLimit(4, timeout=10)
+    idle.congested(Ticket(0, True, 0))
+    for _ in range(4):
+        asyncio.run(_fill(idle, [0.001]))  # one at a time: a limit of 2 was never reached
+    assert idle.limit == 2
+
+
+def test_slots_hold_the_limit_say_who_shared_the_server_and_let_a_retry_go_first() -> None:
+    async def scenario() -> tuple[list[str], list[bool], int]:
+        limit = ConcurrencyLimit(1)
+        order: list[str] = []
+        crowded: list[bool] = []
+        gate = asyncio.Event()
+
+        async def request(name: str, first: bool = False) -> None:
+            async with limit.slot(first=first) as ticket:
+                order.append(name)
+                assert limit.in_flight <= limit.limit
+                if name == "a":
+                    await gate.wait()
+            crowded.append(ticket.crowded)
+
+        a = asyncio.create_task(request("a"))
+        await asyncio.sleep(0)
+        rest = [asyncio.create_task(request("b")), asyncio.create_task(request("retry", first=True))]
+        cancelled = asyncio.create_task(request("gone"))
+        await asyncio.sleep(0.01)
+        cancelled.cancel()  # a request cancelled while it waits takes no slot
+        gate.set()
+        await asyncio.gather(a, *rest)
+        return order, crowded, limit.in_flight
+
+    order, crowded, in_flight = asyncio.run(scenario())
+    assert order == ["a", "retry", "b"] and crowded == [False] * 3 and in_flight == 0
+
+    async def two_at_once() -> bool:
+        limit = ConcurrencyLimit(2)
+        async with limit.slot() as first:
+            async with limit.slot() as second:
+                pass
+        return not first.crowded and second.crowded
+
+    assert asyncio.run(two_at_once())
+
+
+def test_a_failed_request_frees_its_slot_and_notes_the_others_in_flight() -> None:
+    async def scenario() -> tuple[bool, int]:
+        limit = ConcurrencyLimit(2)
+        release = asyncio.Event()
+
+        async def long() -> None:
+            async with limit.slot():
+                await release.wait()
+
+        other = asyncio.create_task(long())
+        await asyncio.sleep(0)
+        ticket = None
+        with pytest.raises(TimeoutError):
+            async with limit.slot() as ticket:
+                raise TimeoutError
+        release.set()
+        await other
+        assert ticket is not None
+        return ticket.crowded, limit.in_flight
+
+    assert asyncio.run(scenario()) == (True, 0)
+
+
+# -- against a server that answers one request at a time --------------------------------------------
+
+
+def _eval(srv: FakeServer, log_dir: Path, *extra: str) -> tuple[int, str, list[str]]:
+    result = CliRunner().invoke(eval_command, [
+        "smartplay/bandit-highlow", "--model", "openai/fake", "--base-url", srv.url + "/v1", "--episodes", "6",
+        "-T", "max_steps=4", "--retry-backoff", "0.01", "--log-dir", str(log_dir), "--quiet", *extra],
+        env={"OPENAI_API_KEY": ""}, catch_exceptions=False)
+    runs = [p for p in log_dir.iterdir() if (p / "run.json").exists()]
+    assert len(runs) == 1
+    statuses = [json.loads(line)["status"] for line in (runs[0] / "episodes.jsonl").read_text().splitlines()]
+    return result.exit_code, result.output, statuses
+
+
+def _trajectories(log_dir: Path) -> dict[str, list[dict]]:
+    """Every step as recorded but its timing and the requests it took (the only parts concurrency may change)."""
+    out = stable_trajectories(next(p for p in log_dir.iterdir() if (p / "run.json").exists()))
+    for steps in out.values():
+        for step in steps:
+            step["usage"].pop("attempts")
+    return out
+
+
+def test_a_server_that_queues_gets_no_infra_errors_and_one_hint(tmp_path: Path) -> None:
+    # 4 requests at once, 0.3 s each, one at a time: the fourth waits 0.9 s and its answer is due after the
+    # 1 s timeout. Before the limiter, 2 or 3 of the 6 episodes ended infra-error here.
+    with FakeServer(slots=1, latency=0.3) as srv:
+        code, output, statuses = _eval(srv, tmp_path / "four", "--timeout", "1", "--max-connections", "4")
+        requests = srv.stats.requests
+    assert code == 0, output
+    assert statuses == ["ok"] * 6
+    assert output.count(HINT) == 1, output
+    hint = next(line for line in output.splitlines() if HINT in line)
+    assert f"requests to 127.0.0.1:{srv.port} " in hint and "--max-connections" in hint
+    assert requests < 24 * 1.5  # 24 calls: a few timed out, no retry storm
+    with FakeServer(slots=1, latency=0.3) as srv:  # the same records one at a time, and no hint
+        code, output, _ = _eval(srv, tmp_path / "one", "--timeout", "1", "--max-connections", "1")
+        assert srv.stats.requests == 24
+    assert code == 0 and HINT not in output
+    assert _trajectories(tmp_path / "four") == _trajectories(tmp_path / "one")
+
+
+def test_queued_timeouts_do_not_use_up_the_retries() -> None:
+    # 4 calls at once against one slot, 0.25 s each, a 0.6 s timeout: the third and fourth are due at 0.75 s
+    # and 1 s, so they time out while others are on the wire. Even with no retry at all (max_retries=0) they
+    # are sent again, first in line, as the limit drops (4, 2, then 1), and answered.
+    with FakeServer(slots=1, latency=0.25) as srv:
+        model = create_model("openai/fake", {}, ModelSettings(base_url=srv.url + "/v1", max_connections=4,
+                                                               timeout=0.6, max_retries=0))
+        told: list[str] = []
+        model.on_note = told.append
+
+        async def four() -> list:
+            return await asyncio.gather(*(model.generate(ASK) for _ in range(4)), return_exceptions=True)
+
+        outs = asyncio.run(four())
+    assert not [o for o in outs if isinstance(o, BaseException)], outs
+    assert model.stats.faults["timeout"] >= 2 and model.stats.gave_up == 0
+    assert len(told) == 1 and HINT in told[0]
+    assert model._slots is None or model._slots.limit < 4
+
+
+def test_a_timeout_alone_on_the_wire_still_uses_up_a_retry() -> None:
+    with FakeServer(faults={"slow": 1.0}, slow_seconds=1.0) as srv:
+        model = create_model("openai/fake", {}, ModelSettings(base_url=srv.url + "/v1", max_connections=4,
+                                                               timeout=0.2, max_retries=1, backoff_base=0.01))
+        told: list[str] = []
+        model.on_note = told.append
+        with pytest.raises(InfraError):
+            asyncio.run(model.generate(ASK))
+        assert srv.stats.requests == 2
+    assert told == []
