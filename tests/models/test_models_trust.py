@@ -113,11 +113,14 @@ def test_cache_key_holds_everything_that_can_change_an_answer() -> None:
     settings = {"temperature": 1.0, "max_tokens": 9, "top_p": 0.5, "seed": 3, "stop": ["X"], "context_window": 99,
                 "script": "s.json", "invalid_rate": 0.5, "latency": 1.0, "top_k": 5, "reasoning_effort": "high",
                 "max_completion_tokens": 9}
-    assert set(settings) == set(GenerateConfig.model_fields) - {"price_input", "price_output"}
+    assert set(settings) == set(GenerateConfig.model_fields) - {"price_input", "price_output", "price_cache_read",
+                                                                 "price_cache_write", "cache_prompt"}
     changed += [{"config": GenerateConfig(**{k: v})} for k, v in settings.items()]
     keys = [cache_key(**{**base, **change}) for change in changed]
     assert key not in keys and len(set(keys)) == len(keys)
     assert cache_key(**{**base, "config": GenerateConfig(price_input=5)}) == key  # prices change the bill only
+    # and cache breakpoints change neither the answer nor what the model reads
+    assert cache_key(**{**base, "config": GenerateConfig(cache_prompt=False, price_cache_read=1.0)}) == key
 
 
 def test_cache_hits_cost_nothing(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from playbench.cli.common import (
 )
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import STATUSES
-from playbench.report.build import build_report, episodes_text, errors_text, suite_module
+from playbench.report.build import build_report, episodes_text, errors_text, summary_hooks
 
 
 def _stat_cell(stat: dict[str, Any]) -> str:
@@ -70,22 +70,36 @@ def task_table(report: dict[str, Any]) -> Table:
     return table
 
 
+def _cache_read_cell(usage: dict[str, Any]) -> str:
+    """Input tokens the provider's prompt cache served, with their share of the input: ``12.3k (61%)``."""
+    if "cache_read_tokens" not in usage:
+        return "-"
+    rate = usage.get("cache_hit_rate")
+    return fmt_count(usage["cache_read_tokens"]) + (f" ({rate:.0%})" if rate is not None else "")
+
+
 def cost_table(report: dict[str, Any]) -> Table | None:
     """Tokens (input, output, served from cache) and cost per task and for the run; None without model calls."""
     tasks = {t: e for t, e in report["tasks"].items() if e.get("usage", {}).get("calls")}
     if not tasks:
         return None
-    table = Table(title="model usage and cost", box=box.SIMPLE_HEAD,
-                  caption="cached: answered from the response cache (not paid); cost -: no price known")
+    # the provider's prompt cache, when it reported one: input tokens it served and their share of the input
+    prompt_cache = any("cache_read_tokens" in e["usage"] for e in tasks.values())
+    caption = "cached: answered from the response cache (not paid); cost -: no price known"
+    if prompt_cache:
+        caption += "; cache read: input served by the provider's prompt cache (its share), at the cached price"
+    table = Table(title="model usage and cost", box=box.SIMPLE_HEAD, caption=caption)
     id_rows = wrap_ids(split_ids(list(tasks)), 28)
     table.add_column("task", overflow="fold", min_width=id_width(id_rows))
-    for col in ("calls", "input tok", "output tok", "cached tok", "cost"):
+    for col in ("calls", "input tok", "output tok", "cached tok", *(("cache read",) if prompt_cache else ()), "cost"):
         table.add_column(col, justify="right", no_wrap=True)
 
     def row(name: Text, u: dict[str, Any], **style: Any) -> None:
         cached = u.get("cached_input_tokens", 0) + u.get("cached_output_tokens", 0)
+        read = [_cache_read_cell(u)] if prompt_cache else []
         table.add_row(name, fmt_count(u.get("calls", 0)), fmt_count(u.get("input_tokens", 0)),
-                      fmt_count(u.get("output_tokens", 0)), fmt_count(cached), fmt_cost(u.get("cost_usd")), **style)
+                      fmt_count(u.get("output_tokens", 0)), fmt_count(cached), *read, fmt_cost(u.get("cost_usd")),
+                      **style)
 
     for tid, shown in id_rows:
         if tid is None:
@@ -113,10 +127,10 @@ def print_report(report: dict[str, Any]) -> None:
     for suite, summary in report.items():
         if suite in ("run", "tasks"):
             continue
-        module = suite_module(suite)
-        if module is not None and hasattr(module, "render"):
+        hooks = summary_hooks(suite)
+        if hooks is not None:
             # suites build rich tables from plain strings (read as markup): hand them inert, escaped text
-            for renderable in module.render(inert_tree(summary)):
+            for renderable in hooks.render(inert_tree(summary)):
                 console.print(renderable)
 
 

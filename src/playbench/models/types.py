@@ -69,6 +69,8 @@ WIRE_KEYS = ("temperature", "max_tokens", "top_p", "seed", "stop", "top_k", "rea
 _LATER_KEYS = ("top_k", "reasoning_effort", "max_completion_tokens")
 #: Settings of the mock provider only.
 MOCK_KEYS = ("script", "invalid_rate", "latency")
+#: Settings that never change an answer (prices, cache breakpoints): left out of cache keys.
+_NOT_IN_CACHE_KEY = ("price_input", "price_output", "price_cache_read", "price_cache_write", "cache_prompt")
 
 
 def parse_value(text: Any) -> Any:
@@ -108,6 +110,11 @@ class GenerateConfig(Params):
     #: Prices in USD per million tokens; with them usage also carries ``cost_micro_usd``.
     price_input: float | None = None
     price_output: float | None = None
+    #: USD per million input tokens read from / written to the provider's prompt cache (default: ``price_input``).
+    price_cache_read: float | None = None
+    price_cache_write: float | None = None
+    #: Anthropic only: mark the stable prefix with cache breakpoints (default on; ``false`` sends none).
+    cache_prompt: bool | None = None
     #: Mock provider only: a JSON file of scripted answers.
     script: str | None = None
     #: Mock provider only: share of answers that deliberately name no action (0..1).
@@ -130,13 +137,12 @@ class GenerateConfig(Params):
         return dict(sorted((self.model_extra or {}).items()))
 
     def cache_identity(self) -> dict[str, Any]:
-        """Every setting that can change an answer (all but the prices), for cache keys.
+        """Every setting that can change an answer (all but the prices and cache breakpoints), for cache keys.
 
         Settings added later appear only when set, and unknown ones under ``extra`` only when given, so a
         configuration that could be written before keeps its cache entries.
         """
-        out = self.model_dump(mode="json", exclude={"price_input", "price_output", *_LATER_KEYS,
-                                                    *(self.model_extra or {})})
+        out = self.model_dump(mode="json", exclude={*_NOT_IN_CACHE_KEY, *_LATER_KEYS, *(self.model_extra or {})})
         out.update({k: getattr(self, k) for k in _LATER_KEYS if getattr(self, k) is not None})
         if self.model_extra:
             out["extra"] = self.extras()
@@ -179,7 +185,10 @@ class ModelOutput:
     """A well-formed answer: text plus usage and optional reasoning.
 
     ``input_tokens``/``output_tokens`` are the provider's counts for this answer, also when it was
-    served from the cache (``cached``); :meth:`usage` reports what was spent.
+    served from the cache (``cached``); :meth:`usage` reports what was spent. ``input_tokens`` is every
+    prompt token, whichever way the provider counts them: the tokens its prompt cache served
+    (``cache_read_tokens``) and wrote (``cache_write_tokens``) are parts of it. Those two are None when the
+    provider did not say (a server without a prompt cache, or one that does not report it).
     """
 
     text: str
@@ -189,6 +198,8 @@ class ModelOutput:
     attempts: int = 1
     cached: bool = False
     stop_reason: str | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
 
     def usage(self) -> dict[str, int]:
         """Token and call counts for ``Decision.usage``: what this answer cost.
@@ -199,13 +210,19 @@ class ModelOutput:
         if self.cached:
             return {"input_tokens": 0, "output_tokens": 0, "calls": 1, "attempts": 0, "cache_hits": 1,
                     "cached_input_tokens": self.input_tokens, "cached_output_tokens": self.output_tokens}
-        return {
+        out = {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "calls": 1,
             "attempts": self.attempts,
             "cache_hits": 0,
         }
+        # only where the provider said: a missing count is unknown, not zero
+        if self.cache_read_tokens is not None:
+            out["cache_read_tokens"] = self.cache_read_tokens
+        if self.cache_write_tokens is not None:
+            out["cache_write_tokens"] = self.cache_write_tokens
+        return out
 
 
 def messages_record(messages: list[Message]) -> list[dict[str, Any]]:

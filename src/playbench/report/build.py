@@ -45,18 +45,24 @@ def run_label(store: RunLog) -> str:
 
 
 #: usage keys summed into a report, in the order the text report shows them
-USAGE_KEYS = ("calls", "input_tokens", "output_tokens", "cached_input_tokens", "cached_output_tokens")
+USAGE_KEYS = ("calls", "input_tokens", "output_tokens", "cached_input_tokens", "cached_output_tokens",
+              "cache_read_tokens", "cache_write_tokens")
 
 
 def usage_total(usages: list[dict[str, int]]) -> dict[str, Any]:
-    """Summed usage of several episodes or tasks, with ``cost_usd`` (None when no price was known)."""
+    """Summed usage of several episodes or tasks, with ``cost_usd`` (None when no price was known).
+
+    ``cache_hit_rate``: the share of input tokens the provider's prompt cache served (only when it said).
+    """
     total: dict[str, int] = defaultdict(int)
     for usage in usages:
         for k, v in usage.items():
-            if k != "cost_usd":
+            if k not in ("cost_usd", "cache_hit_rate"):  # derived figures, not counts
                 total[k] += int(v)
     out: dict[str, Any] = dict(total)
     out["cost_usd"] = total["cost_micro_usd"] / 1e6 if "cost_micro_usd" in total else None
+    if "cache_read_tokens" in total:  # the provider reported its prompt cache: the share of input it served
+        out["cache_hit_rate"] = total["cache_read_tokens"] / total["input_tokens"] if total["input_tokens"] else None
     return out
 
 

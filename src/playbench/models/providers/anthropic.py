@@ -15,13 +15,43 @@ from playbench.models.types import GenerateConfig, Message, ModelOutput
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096  # the Messages API requires max_tokens
+#: a cache breakpoint: the prompt up to and including the block that carries it is cached for 5 minutes
+BREAKPOINT = {"type": "ephemeral"}
 
 
-def wire_request(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
-    """(system text, messages): system messages joined with blank lines; same-role turns merged."""
-    system = "\n\n".join(m.content for m in messages if m.role == "system")
+def stable_ends(messages: list[Message]) -> set[int]:
+    """Indices of the messages whose end is a cache breakpoint: the ends of the prompt's stable prefix.
+
+    The last system message (the system text is one block), the first other message when the request goes on
+    past it (the instruction turn, which windowed histories keep), and the message just before the last user
+    message (the history a later step of the episode repeats). The last user message itself is new at every
+    step, and a one-turn request (MANGO, GRASP) gets no message breakpoint: a cache written there would be
+    paid for (1.25 times the input price) and never read. Three at most, under the API's four.
+    """
+    last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+    ends = {i for i, m in enumerate(messages) if m.role == "system"}
+    ends = {max(ends)} if ends else set()
+    turns = [i for i, m in enumerate(messages) if m.role != "system" and i < last_user]
+    if turns:
+        ends.add(turns[0])
+        ends.add(turns[-1])
+    return ends
+
+
+def wire_request(messages: list[Message], breakpoints: bool = False) -> tuple[str | list[dict[str, Any]],
+                                                                                list[dict[str, Any]]]:
+    """(system, messages): system messages joined with blank lines; same-role turns merged.
+
+    With ``breakpoints`` the stable prefix's ends (:func:`stable_ends`) carry ``cache_control`` and the
+    system text goes as one text block holding it; the text the model reads is the same either way.
+    """
+    ends = stable_ends(messages) if breakpoints else set()
+    text = "\n\n".join(m.content for m in messages if m.role == "system")
+    system: str | list[dict[str, Any]] = text
+    if text and any(messages[i].role == "system" for i in ends):
+        system = [{"type": "text", "text": text, "cache_control": dict(BREAKPOINT)}]
     turns: list[dict[str, Any]] = []
-    for m in messages:
+    for i, m in enumerate(messages):
         if m.role == "system":
             continue
         blocks: list[dict[str, Any]] = [
@@ -29,6 +59,8 @@ def wire_request(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
             for img in m.images
         ]
         blocks.append({"type": "text", "text": m.content or " "})
+        if i in ends:
+            blocks[-1]["cache_control"] = dict(BREAKPOINT)
         if turns and turns[-1]["role"] == m.role:
             turns[-1]["content"].extend(blocks)
         else:
@@ -44,11 +76,11 @@ class AnthropicProvider(Provider):
     name = "anthropic"
     reserved = ("model", "messages", "stream", "system")
     unsupported: ClassVar[dict[str, str]] = {"reasoning_effort": "give extended thinking as -M 'thinking={\"type\": \"enabled\", "
-                                       "\"budget_tokens\": 2048}'"}
+                                       "\"budget_tokens\": 2048}'"}  # cache_prompt: ours (breakpoints)
 
     def body(self, messages: list[Message], config: GenerateConfig) -> dict[str, Any]:
         """The request body."""
-        system, turns = wire_request(messages)
+        system, turns = wire_request(messages, breakpoints=config.cache_prompt is not False)
         body: dict[str, Any] = {"model": self.model, "messages": turns,
                                 "max_tokens": config.output_budget() or DEFAULT_MAX_TOKENS}
         if system:
@@ -69,7 +101,12 @@ class AnthropicProvider(Provider):
         return f"{self.base_url}/v1/messages", headers, self.body(messages, config)
 
     def parse(self, data: Any) -> ModelOutput:
-        """Text blocks (joined) and thinking blocks of ``content``, and ``usage``."""
+        """Text blocks (joined) and thinking blocks of ``content``, and ``usage``.
+
+        Anthropic's ``input_tokens`` counts only the prompt tokens after the last cache breakpoint; the
+        tokens read from and written to the prompt cache come apart. Added together they are every prompt
+        token, which is what ``input_tokens`` means everywhere in playbench.
+        """
         data = as_object(data, "the answer")
         content = data.get("content")
         if not isinstance(content, list):
@@ -82,10 +119,15 @@ class AnthropicProvider(Provider):
             elif block.get("type") == "thinking":
                 thoughts.append(label(block.get("thinking")) or "")
         usage = optional_object(data.get("usage"), "usage")
+        read, written = usage.get("cache_read_input_tokens"), usage.get("cache_creation_input_tokens")
+        read = None if read is None else count(read, "usage.cache_read_input_tokens")
+        written = None if written is None else count(written, "usage.cache_creation_input_tokens")
         return ModelOutput(
             text="".join(texts).strip(),
-            input_tokens=count(usage.get("input_tokens"), "usage.input_tokens"),
+            input_tokens=count(usage.get("input_tokens"), "usage.input_tokens") + (read or 0) + (written or 0),
             output_tokens=count(usage.get("output_tokens"), "usage.output_tokens"),
             reasoning="\n".join(thoughts) or None,
             stop_reason=label(data.get("stop_reason")),
+            cache_read_tokens=read,
+            cache_write_tokens=written,
         )

@@ -107,7 +107,8 @@ class Provider:
     #: body keys playbench writes itself: a ``-M`` setting of that name would replace the request
     reserved: tuple[str, ...] = ("model", "messages", "stream")
     #: typed settings the provider's API has no place for: refused before the run, with a hint
-    unsupported: ClassVar[dict[str, str]] = {}
+    unsupported: ClassVar[dict[str, str]] = {"cache_prompt": "only Anthropic's needs cache breakpoints (OpenAI-"
+                                             "compatible servers and Gemini reuse a repeated prefix by themselves)"}
 
     def check_config(self, config: GenerateConfig) -> None:
         """Refuse, before a run, ``-M`` settings this provider cannot send (PlaybenchError, one line)."""

@@ -95,6 +95,9 @@ class GoogleProvider(Provider):
             feedback = optional_object(data.get("promptFeedback"), "promptFeedback")
             finish = label(feedback.get("blockReason")) or "blocked"
         usage = optional_object(data.get("usageMetadata"), "usageMetadata")
+        # promptTokenCount includes the cached tokens; cachedContentTokenCount is left out when nothing was cached
+        # (implicit caching), so its absence reads as 0 once the answer carries a usageMetadata at all
+        cached = usage.get("cachedContentTokenCount")
         return ModelOutput(
             text="".join(texts).strip(),
             input_tokens=count(usage.get("promptTokenCount"), "usageMetadata.promptTokenCount"),
@@ -102,4 +105,5 @@ class GoogleProvider(Provider):
             + count(usage.get("thoughtsTokenCount"), "usageMetadata.thoughtsTokenCount"),
             reasoning="\n".join(thoughts) or None,
             stop_reason=finish,
+            cache_read_tokens=count(cached, "usageMetadata.cachedContentTokenCount") if usage else None,
         )

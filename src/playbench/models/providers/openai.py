@@ -56,6 +56,9 @@ class OpenAIProvider(Provider):
         message = as_object(choice.get("message"), "choices[0].message")
         content = optional_text(message.get("content"), "message content")
         usage = optional_object(data.get("usage"), "usage")
+        # prompt_tokens counts every prompt token; the cached ones are part of it (None: not reported)
+        details = optional_object(usage.get("prompt_tokens_details"), "usage.prompt_tokens_details")
+        cached = details.get("cached_tokens")
         reasoning = label(message.get("reasoning_content")) or label(message.get("reasoning"))
         return ModelOutput(
             text=(content or "").strip(),
@@ -63,4 +66,5 @@ class OpenAIProvider(Provider):
             output_tokens=count(usage.get("completion_tokens"), "usage.completion_tokens"),
             reasoning=reasoning or None,
             stop_reason=label(choice.get("finish_reason")),
+            cache_read_tokens=None if cached is None else count(cached, "usage.prompt_tokens_details.cached_tokens"),
         )
