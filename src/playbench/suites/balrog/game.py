@@ -48,6 +48,8 @@ class BalrogGame(Game):
     #: The BALROG environment name (``babyai``, ``textworld`` ...).
     env_name: str = ""  # per instance for NetHack/MiniHack (nle/game.py)
     reference_policies: ClassVar[tuple[str, ...]] = ("random", "oracle")
+    #: The step limit of the game's facts row (every BALROG row has one): each game sets it from its row.
+    step_limit: int = 0
 
     def __init__(self, *, images: bool = False, feedback: bool = True, max_steps: int | None = None) -> None:
         super().__init__()

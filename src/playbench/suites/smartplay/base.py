@@ -16,6 +16,8 @@ class SmartPlayGame(Game):
     #: The game's name in the facts table (``SmartPlayTask.game``).
     facts_game: ClassVar[str] = ""
     actions: list[str] = []
+    #: The rollout length of the task's row (``SmartPlayTask.steps``); ``-T max_steps=`` plays another.
+    step_limit: int = 0
 
     def __init__(self, params: SmartPlayParams, variant: str | int | None = None,
                  limits: tuple[int, int] | None = None) -> None:
