@@ -79,11 +79,11 @@ class HumanAgent:
         The read blocks the event loop, whose own SIGINT handler only cancels the run's task at the loop's
         next turn, which a blocked read never reaches: so while waiting here Ctrl-C raises instead.
         """
-        self.stdout.write(prompt)
-        self.stdout.flush()
         in_main = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGINT, _raise_ctrl_c) if in_main else None
-        try:
+        try:  # the handler is in place before the prompt shows: a Ctrl-C typed at once is seen
+            self.stdout.write(prompt)
+            self.stdout.flush()
             line = self.stdin.readline()
         except _CtrlC:
             line = None

@@ -10,8 +10,15 @@ keeps growing, this is a lower bound). When the probe cannot run, the first obse
 counted instead (noted). Output tokens per call are ``-M max_tokens`` when given, else a typical answer
 length for the agent. Cost uses the model's list price (``models/pricing.py``) or ``-M price_input/
 price_output``; it is unknown (None) otherwise. No real model is called.
+
+Every figure comes twice: at most (every episode runs to its step limit) and typical (episodes as long as
+the task's facts row says a typical one is, ``typical_steps``, where it declares one; at the limit
+otherwise). A game whose one-time set-up takes longer than ``PREPARE_BUDGET`` (TextWorld making its game
+file the first time) is not measured: its task's tokens and cost are left out, and said so, so that a
+dry run of any group takes seconds.
 """
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +34,8 @@ TYPICAL_OUTPUT = {"naive": 16, "robust-naive": 24, "few-shot": 16, "cot": 400, "
 CALLS_PER_STEP = {"two-stage": 2}
 #: steps of episode 0 played with the mock model to measure the requests
 PROBE_STEPS = 10
+#: seconds the games' one-time set-ups (``Game.prepare``, run together) may take in a dry run
+PREPARE_BUDGET = 2.0
 
 
 @dataclass
@@ -41,6 +50,13 @@ class TaskEstimate:
     input_tokens: int
     output_tokens: int
     note: str | None = None
+    #: the same figures for episodes of typical length (equal to the above without a typical length)
+    typical_steps: int | None = None
+    typical_calls: int = 0
+    typical_input_tokens: int = 0
+    typical_output_tokens: int = 0
+    #: False when the requests could not be measured: tokens and cost are left out
+    measured: bool = True
 
 
 @dataclass
@@ -72,39 +88,88 @@ class Estimate:
         """Estimated output tokens of the whole run."""
         return sum(t.output_tokens for t in self.tasks)
 
-    def cost_usd(self, task: TaskEstimate | None = None) -> float | None:
-        """Estimated cost in dollars of one task or the whole run (None without a price)."""
+    @property
+    def typical_calls(self) -> int:
+        """Model calls of the whole run with episodes of typical length."""
+        return sum(t.typical_calls for t in self.tasks)
+
+    @property
+    def unmeasured(self) -> list[str]:
+        """The tasks whose requests could not be measured (left out of tokens and cost)."""
+        return [t.task for t in self.tasks if not t.measured]
+
+    def cost_usd(self, task: TaskEstimate | None = None, typical: bool = False) -> float | None:
+        """Estimated cost in dollars of one task or the whole run (None without a price).
+
+        ``typical``: with episodes of typical length; else every episode at its step limit (at most).
+        """
         if self.price is None:
             return None
-        tin, tout = (task.input_tokens, task.output_tokens) if task else (self.input_tokens, self.output_tokens)
+        rows = [task] if task else self.tasks
+        if typical:
+            tin, tout = sum(t.typical_input_tokens for t in rows), sum(t.typical_output_tokens for t in rows)
+        else:
+            tin, tout = sum(t.input_tokens for t in rows), sum(t.output_tokens for t in rows)
         return (tin * self.price[0] + tout * self.price[1]) / 1e6
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form of the estimate."""
         return {"agent": self.agent, "model": self.model, "episodes": self.episodes, "calls": self.calls,
                 "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "cost_usd": self.cost_usd(),
-                "tasks": [{**t.__dict__, "cost_usd": self.cost_usd(t)} for t in self.tasks]}
+                "cost_usd": self.cost_usd(), "typical_calls": self.typical_calls,
+                "typical_cost_usd": self.cost_usd(typical=True), "unmeasured": self.unmeasured,
+                "tasks": [{**t.__dict__, "cost_usd": self.cost_usd(t), "typical_cost_usd": self.cost_usd(t, True)}
+                          for t in self.tasks]}
 
 
-def _first_request_tokens(task: Any, params: Any, seed: int) -> tuple[int | None, int | None, str | None]:
-    """(step limit, tokens of the first request, note) from a real game on episode 0's seed."""
+def _prepare_all(games: list[Any], budget: float) -> list[bool]:
+    """Run the games' one-time set-ups together; whether each finished within ``budget`` seconds.
+
+    Those still running are cancelled, and a cancelled game abandons its set-up (TextWorld kills the process
+    making its file), so nothing is left running.
+    """
+
+    async def prepare() -> list[bool]:
+        running = [asyncio.ensure_future(game.prepare()) for game in games]
+        if not running:
+            return []
+        _, late = await asyncio.wait(running, timeout=budget)
+        for job in late:
+            job.cancel()
+        await asyncio.gather(*running, return_exceptions=True)  # a failed set-up fails again at reset: noted there
+        return [job not in late for job in running]
+
+    return asyncio.run(prepare())
+
+
+def _step_limit(task: Any, params: Any, game: Any) -> int | None:
+    """The episode's step limit as the game, the parameters or the task's facts row state it."""
+    if task.one_step:
+        return 1
+    for value in (getattr(game, "max_steps", None), getattr(params, "max_steps", None),
+                  getattr(task.facts, "step_limit", None), getattr(task.facts, "steps", None)):
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+def _first_request_tokens(task: Any, params: Any, seed: int, game: Any) -> tuple[int | None, int, None]:
+    """(step limit, tokens of the first request, no note) from ``game`` (prepared) on episode 0's seed."""
     from playbench.models.tokens import count_tokens
 
-    game = task.make_game(params, 0)
-    try:
-        obs, info = game.reset(seed=episode_seed(seed, task.id, 0))
-        messages = info.get("messages")
-        if messages:
-            text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
-        else:
-            text = "\n".join(str(x) for x in (info.get("manual", ""), info.get("history", ""), obs) if x)
-        steps = 1 if task.one_step else getattr(game, "max_steps", None) or None
-        return steps, count_tokens(text) + 8, None
-    finally:
-        close = getattr(game, "close", None)
-        if close is not None:
-            close()
+    obs, info = game.reset(seed=episode_seed(seed, task.id, 0))
+    messages = info.get("messages")
+    if messages:
+        text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+    else:
+        text = "\n".join(str(x) for x in (info.get("manual", ""), info.get("history", ""), obs) if x)
+    return _step_limit(task, params, game), count_tokens(text) + 8, None
+
+
+def _close(game: Any) -> None:
+    close = getattr(game, "close", None)
+    if close is not None:
+        close()
 
 
 def _message_tokens(messages: list[dict[str, Any]]) -> int:
@@ -180,21 +245,50 @@ def estimate(tasks: tuple[str, ...] | list[str], agent: str | None = None, model
         out.price = price_for(config.model.partition("/")[2], gen)
     per_step = CALLS_PER_STEP.get(config.agent, 1) if config.model else 0
     answer = (gen.output_budget() if gen is not None else None) or TYPICAL_OUTPUT.get(config.agent, 100)
-    for spec in config.tasks:
-        task = get_task(spec.id)
-        params = task.params(spec.params)
+    tasks = [(spec, get_task(spec.id)) for spec in config.tasks]
+    params_of = [task.params(spec.params) for spec, task in tasks]
+    games: list[Any] = []
+    for (_, task), params in zip(tasks, params_of, strict=True):
         try:
-            steps, per_call, note = _first_request_tokens(task, params, config.seed)
+            games.append(task.make_game(params, 0))
+        except PlaybenchError:
+            for game in games:
+                _close(game)
+            raise
+        except Exception as exc:  # a game that cannot be built here: noted below
+            games.append(exc)
+    made = [game for game in games if not isinstance(game, Exception)]
+    prepared = dict(zip(map(id, made), _prepare_all(made, PREPARE_BUDGET), strict=True))
+    for (spec, task), params, game in zip(tasks, params_of, games, strict=True):
+        slow = False
+        try:
+            if isinstance(game, Exception):
+                raise game
+            if not prepared[id(game)]:
+                slow = True
+                steps, per_call = _step_limit(task, params, game), None
+                note = ("not measured: its game is made the first time it is played (once, then cached), which "
+                        "takes longer than a dry run waits; tokens and cost left out")
+            else:
+                steps, per_call, note = _first_request_tokens(task, params, config.seed, game)
         except PlaybenchError:
             raise
         except Exception as exc:  # a game that cannot start here: say so, estimate nothing for it
             steps, per_call, note = None, None, f"could not start the game to measure it ({type(exc).__name__})"
+        finally:
+            if not isinstance(game, Exception):
+                _close(game)
+        typical = getattr(task.facts, "typical_steps", None)
+        typical = min(typical, steps) if isinstance(typical, int) and steps else steps
         calls = spec.episodes * (steps or 0) * per_step
-        if per_step and steps:
+        typical_calls = spec.episodes * (typical or 0) * per_step
+        typical_per_call = per_call
+        if per_step and steps and not slow:
             measured = probe_requests(spec.id, spec.params, config.agent, dict(config.agent_params), config.seed,
                                       steps)
             if measured:
                 per_call = _per_call(measured, steps * per_step)
+                typical_per_call = _per_call(measured, (typical or steps) * per_step)
             elif note is None:
                 note = "requests not measured (the probe did not run): first observation counted"
         if steps is None and per_step and note is None:
@@ -202,5 +296,9 @@ def estimate(tasks: tuple[str, ...] | list[str], agent: str | None = None, model
         out.tasks.append(TaskEstimate(task=spec.id, episodes=spec.episodes, steps=steps, calls=calls,
                                       input_tokens_per_call=per_call if per_step else None,
                                       input_tokens=calls * (per_call or 0),
-                                      output_tokens=calls * answer, note=note))
+                                      output_tokens=0 if slow else calls * answer, note=note,
+                                      typical_steps=typical, typical_calls=typical_calls,
+                                      typical_input_tokens=typical_calls * (typical_per_call or 0),
+                                      typical_output_tokens=0 if slow else typical_calls * answer,
+                                      measured=not slow or not per_step))
     return out

@@ -31,16 +31,28 @@ def dry_run(tasks: tuple[str, ...], params: dict[str, Any]) -> None:
             table.add_row(plain(shown), style="bold")
             continue
         t = by_id[tid]
-        table.add_row(plain_lines(shown), str(t.episodes), "-" if t.steps is None else str(t.steps), fmt_count(t.calls),
-                      fmt_count(t.input_tokens), fmt_count(t.output_tokens), fmt_cost(est.cost_usd(t)))
+        table.add_row(plain_lines(shown), str(t.episodes), "-" if t.steps is None else str(t.steps), fmt_count(t.calls), fmt_count(t.input_tokens), fmt_count(t.output_tokens),
+                      fmt_cost(est.cost_usd(t)))
     table.add_row("total", str(est.episodes), "", fmt_count(est.calls), fmt_count(est.input_tokens),
                   fmt_count(est.output_tokens), fmt_cost(est.cost_usd()), style="bold")
     console.print(table)
     for t in est.tasks:
         if t.note:
             console.print(Text.assemble(plain(t.task), f": {t.note}"), style="yellow")
+        if t.typical_steps is not None and t.steps is not None and t.typical_steps < t.steps:
+            typical = fmt_cost(est.cost_usd(t, typical=True)) if est.price else f"{fmt_count(t.typical_calls)} calls"
+            most = fmt_cost(est.cost_usd(t)) if est.price else f"{fmt_count(t.calls)} calls"
+            console.print(Text.assemble(plain(t.task), f": a typical episode is {t.typical_steps} steps of at most "
+                                                       f"{t.steps}: typical ~{typical}, at most {most}"))
+    left_out = f" (leaving out {len(est.unmeasured)} task(s) not measured)" if est.unmeasured else ""
+    if est.model:
+        console.print(f"calls: typical ~{fmt_count(est.typical_calls)}, at most {fmt_count(est.calls)}")
+    if est.model and est.price is not None:
+        console.print(f"cost: typical ~{fmt_cost(est.cost_usd(typical=True))}, "
+                      f"at most {fmt_cost(est.cost_usd())}{left_out}", style="bold")
     if est.model and est.price is None:
         console.print("cost: no list price known for this model; give -M price_input=USD -M price_output=USD "
                       "(per million tokens)", style="yellow")
     if not est.model:
         console.print(f"agent {est.agent} calls no model: {est.episodes} episodes, no tokens, no cost")
+
