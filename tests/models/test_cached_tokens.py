@@ -182,3 +182,30 @@ def test_a_run_reports_cached_tokens_hit_rate_and_cost_at_cached_prices(tmp_path
                             usage["cache_write_tokens"])
     assert usage["cost_usd"] == pytest.approx(cached, abs=1e-5)
     assert usage["cost_usd"] < token_cost_usd(price, usage["input_tokens"], usage["output_tokens"])
+
+
+def test_report_compare_and_viewer_show_the_prompt_cache(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from playbench.cli.report_cmd import command as report_command
+    from playbench.report.compare import compare_runs
+    from playbench.report.viewer import write_site
+
+    runs = []
+    for cache in ("true", "false"):
+        with FakeServer(prompt_cache=True) as srv:
+            runs.append(playbench.eval("smartplay/hanoi-3", model="anthropic/claude-3-5-haiku-20241022",
+                                       base_url=srv.url, episodes=1, task_params={"max_steps": 4},
+                                       model_params={"cache_prompt": cache}, log_dir=str(tmp_path / cache)).path)
+    text = CliRunner(env={"COLUMNS": "120"}).invoke(report_command, [str(runs[0])]).output
+    assert "cache read" in text and "prompt cache" in text
+    row = next(line for line in text.splitlines() if "total (run)" in line)
+    usage = build_report(read_run(runs[0]))["run"]["usage"]
+    assert f"({usage['cache_hit_rate']:.0%})" in row
+    # compare: each run's prompt-cache reads per task, the run without breakpoints reading nothing
+    cmp = compare_runs(read_run(runs[0]), read_run(runs[1]))["tasks"]["smartplay/hanoi-3"]["usage"]
+    assert cmp["cache_read_tokens"]["a"] == usage["cache_read_tokens"] > 0 and cmp["cache_read_tokens"]["b"] == 0
+    assert cmp["input_tokens"]["a"] == cmp["input_tokens"]["b"] and cmp["cost_usd"]["a"] < cmp["cost_usd"]["b"]
+    page = write_site([read_run(runs[0])], tmp_path / "site").read_text()  # run facts and task table
+    assert f"{usage['cache_read_tokens']:,} read from the prompt cache" in page
+    assert f"({usage['cache_hit_rate']:.0%} of input)" in page

@@ -19,7 +19,7 @@ import numpy as np
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord
 from playbench.log.read import RunLog
-from playbench.report.build import coverage, run_label, score_metric
+from playbench.report.build import coverage, run_label, score_metric, usage_total
 from playbench.stats.compare import paired, unpaired
 from playbench.stats.intervals import interval
 
@@ -42,6 +42,20 @@ def _errors(latest: dict[tuple[str, int], EpisodeRecord]) -> dict[str, Counter[s
         if rec.status != "ok":
             out[rec.task][rec.status] += 1
     return out
+
+
+def _usage(latest: dict[tuple[str, int], EpisodeRecord]) -> dict[str, dict[str, Any]]:
+    """Per task, the summed usage of every recorded episode (``report``'s usage figures)."""
+    out: dict[str, list[dict[str, int]]] = defaultdict(list)
+    for rec in latest.values():
+        out[rec.task].append(rec.usage)
+    return {task: usage_total(usages) for task, usages in out.items()}
+
+
+def _costs(ua: dict[str, Any], ub: dict[str, Any]) -> dict[str, Any]:
+    """Each run's input tokens, prompt-cache reads (None: not reported), cache-hit rate and cost."""
+    return {key: {"a": ua.get(key), "b": ub.get(key)}
+            for key in ("input_tokens", "cache_read_tokens", "cache_hit_rate", "cost_usd")}
 
 
 def _side(store: RunLog, latest: dict[tuple[str, int], EpisodeRecord]) -> dict[str, Any]:
@@ -75,7 +89,9 @@ def compare_runs(a: RunLog, b: RunLog, metric: str = "score") -> dict[str, Any]:
     """Per task and overall: paired statistics of B − A, or an unpaired test when no episodes are shared.
 
     Each task also says how many episodes of each run were left out for ending in an error status
-    (``errors``: ``{"a": {status: n}, "b": {...}}``), and each run says how many of its scheduled
+    (``errors``: ``{"a": {status: n}, "b": {...}}``) and what each run's episodes used (``usage``: input
+    tokens, the provider's prompt-cache reads and hit rate, cost; each ``{"a", "b"}``, None where a run has
+    no figure), and each run says how many of its scheduled
     episodes it recorded (``a.episodes``, ``b.episodes``). Raises PlaybenchError when the runs share no
     task. Library warnings (scipy's precision notices on constant data) never reach the caller.
     """
@@ -92,6 +108,7 @@ def _compare(a: RunLog, b: RunLog, metric: str, shared_tasks: set[str]) -> dict[
     latest_a, latest_b = a.latest_episodes(), b.latest_episodes()
     sa, sb = _scores(latest_a), _scores(latest_b)
     ea, eb = _errors(latest_a), _errors(latest_b)
+    usage_a, usage_b = _usage(latest_a), _usage(latest_b)
     tasks: dict[str, Any] = {}
     norm_a: list[float] = []
     norm_b: list[float] = []
@@ -114,6 +131,7 @@ def _compare(a: RunLog, b: RunLog, metric: str, shared_tasks: set[str]) -> dict[
             tasks[task]["note"] = "no shared episodes (different seeds?): unpaired test"
         tasks[task].update(_intervals(task, xa, xb))
         tasks[task]["errors"] = {"a": dict(ea.get(task, {})), "b": dict(eb.get(task, {}))}
+        tasks[task]["usage"] = _costs(usage_a.get(task, {}), usage_b.get(task, {}))
     if norm_a:
         overall = {**paired(norm_a, norm_b), "pooling": POOLING}
     else:

@@ -112,12 +112,20 @@ def cost_text(usage: dict[str, int]) -> str:
     parts = [f"{usage.get('input_tokens', 0):,} in", f"{usage.get('output_tokens', 0):,} out"]
     if cached:
         parts.append(f"{cached:,} cached")
+    if "cache_read_tokens" in usage:  # the provider's prompt cache (part of the input)
+        parts.append(f"{usage['cache_read_tokens']:,} read from the prompt cache{_hit_rate(usage)}")
     parts.append(f"{usage.get('calls', 0):,} calls")
     if "cost_micro_usd" in usage:
         parts.append(f"${usage['cost_micro_usd'] / 1e6:,.4f}")
     else:
         parts.append("cost unknown (no price for this model)")
     return " · ".join(parts)
+
+
+def _hit_rate(usage: dict[str, int]) -> str:
+    """`` (42% of input)``: the share of input tokens the provider's prompt cache served ("" without input)."""
+    total = usage.get("input_tokens", 0)
+    return f" ({usage.get('cache_read_tokens', 0) / total:.0%} of input)" if total else ""
 
 
 def duration_text(seconds: float | None) -> str:
@@ -213,7 +221,7 @@ def _run_section(k: int, report: dict[str, Any], facts: dict[str, Any], usage: d
             f"<td>{t['status'].get('ok', 0)}</td>"
             f"<td data-v='{t['errors']}'>{errors_text({s: t['status'].get(s, 0) for s in STATUSES})}</td>"
             f"{_stat(t['score'])}{_stat(t['completion'], bounded=True)}<td>{t['steps']}</td>"
-            f"<td>{t['invalid_actions']}</td><td>{tokens:,}</td>"
+            f"<td>{t['invalid_actions']}</td><td data-v='{tokens}'>{tokens:,}{_hit_rate(u) if 'cache_read_tokens' in u else ''}</td>"
             f"<td data-v='{u.get('cost_micro_usd', '')}'>{cost}</td></tr>")
     coverage = run["episodes"]
     flag = "meta" if coverage["complete"] and not coverage["unscheduled"] else "bad"

@@ -53,6 +53,9 @@ function usageText(u) {
   const parts = [n(u.input_tokens) + " in", n(u.output_tokens) + " out"];
   const cached = (u.cached_input_tokens || 0) + (u.cached_output_tokens || 0);
   if (cached) parts.push(n(cached) + " cached");
+  // the provider's prompt cache: part of the input, priced at its cached rate
+  if (u.cache_read_tokens !== undefined) parts.push(n(u.cache_read_tokens) + " read from the prompt cache" +
+    (u.input_tokens ? " (" + Math.round(100 * u.cache_read_tokens / u.input_tokens) + "% of input)" : ""));
   if (u.calls !== undefined) parts.push(n(u.calls) + " calls");
   if (u.cost_micro_usd !== undefined) parts.push(money(u.cost_micro_usd));
   return parts.join(" · ");
