@@ -169,10 +169,32 @@ def export_balrog(store: RunLog, target: Path) -> None:
         raise PlaybenchError(f"{store.path} has no finished BALROG episode to export")
 
 
+def export_inspect(store: RunLog, target: Path) -> None:
+    """Write ``store`` as an Inspect log ``target`` (``.eval``): new, or an earlier export of this command."""
+    try:
+        from playbench.inspect import export
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "inspect_ai":
+            raise
+        raise PlaybenchError("--format inspect needs Inspect AI: pip install 'playbench[inspect]'") from None
+    if target.suffix != ".eval":
+        raise PlaybenchError(f"{target}: an Inspect log is a .eval file; name --output NAME.eval")
+    mode = _lstat_mode(target)
+    if mode is not None:
+        if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
+            raise PlaybenchError(f"{target} exists and is not a file; choose a new file as --output")
+        if target.stat().st_size and not export.is_inspect_export(target):
+            raise PlaybenchError(f"{target} exists and is not an Inspect log written by playbench export; "
+                                 "choose a new file as --output (or remove it)")
+    replace_file(target, lambda tmp: export.write_inspect_log(store, tmp))
+
+
 def default_target(store: RunLog, fmt: str, per: str) -> Path:
     """Where an export of one run goes without ``--output``: inside the run."""
     if fmt == "balrog":
         return store.path / "balrog"
+    if fmt == "inspect":
+        return store.path / "export.eval"
     if fmt == "chat":
         return store.path / ("export.chat-episodes.jsonl" if per == "episode" else "export.chat.jsonl")
     return store.path / f"export.{fmt}"
@@ -180,10 +202,11 @@ def default_target(store: RunLog, fmt: str, per: str) -> Path:
 
 @click.command("export")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
-@click.option("--format", "fmt", type=click.Choice([*TABLES, "chat", "balrog"]), default="csv",
+@click.option("--format", "fmt", type=click.Choice([*TABLES, "chat", "balrog", "inspect"]), default="csv",
               show_default=True,
               help="A table of episodes, chat: JSON lines of requests and answers, "
-                   "or balrog: BALROG's submission folder (one run).")
+                   "balrog: BALROG's submission folder (one run), "
+                   "or inspect: an Inspect AI log for 'inspect view' (one run; needs playbench[inspect]).")
 @click.option("--per", type=click.Choice(["step", "episode"]), default=None,
               help="With --format chat: a line per step (default), or per episode as one conversation.")
 @click.option("--output", "-o", type=click.Path(), default=None,
@@ -205,8 +228,8 @@ def command(runs: tuple[str, ...], fmt: str, per: str | None, output: str | None
     twice = next((store.path for store, root in zip(stores, roots, strict=True) if roots.count(root) > 1), None)
     if twice is not None:
         raise PlaybenchError(f"{twice} is given twice; give each run once")
-    if len(stores) > 1 and fmt == "balrog":
-        raise PlaybenchError("--format balrog writes one run's folder; give one run")
+    if len(stores) > 1 and fmt in ("balrog", "inspect"):
+        raise PlaybenchError(f"--format {fmt} writes one run's {'folder' if fmt == 'balrog' else 'log'}; give one run")
     if len(stores) > 1 and not output:
         raise PlaybenchError("several runs make one file: name it with --output (-o)")
     target = Path(output) if output else default_target(stores[0], fmt, per or "step")
@@ -214,6 +237,8 @@ def command(runs: tuple[str, ...], fmt: str, per: str | None, output: str | None
         writable_run(stores[0].path, target)
     if fmt == "balrog":
         export_balrog(stores[0], target)
+    elif fmt == "inspect":
+        export_inspect(stores[0], target)
     elif fmt == "chat":
         check_table_target(target, fmt)
         write_chat(stores, per or "step", target)

@@ -1,0 +1,111 @@
+"""playbench's tasks for ``inspect eval``, registered through the ``inspect_ai`` entry point.
+
+``playbench/balrog``, ``playbench/smartplay``, ``playbench/mango`` and ``playbench/grasp`` run tasks of
+one suite, ``playbench/group`` any tasks and groups.
+
+``-T task=ID`` names a task id, an alias or a group (several with commas); the suite tasks refuse ids of
+another suite. ``-T episodes=N`` (default: the task's own count, or the group's preset), ``-T seed=S``
+(the run's base seed, 0), ``-T agent=NAME`` (``naive``), ``-T agent_params=...`` (``-A``:
+``key=value`` or a YAML mapping) and ``-T model_params=...`` (``-M`` settings the agent reads,
+e.g. ``context_window``) are the ``playbench eval`` options; every other ``-T key=value`` is the task's
+own parameter (``-T max_steps=50``, ``-T compat=true``). Validation is ``playbench eval``'s: a bad
+request is one line (PlaybenchError) before any sample runs.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from playbench.api.config import build_config, key_value_items
+from playbench.core.errors import PlaybenchError
+from playbench.core.registry import resolve_members
+from playbench.core.seeding import episode_seed
+from playbench.inspect.scoring import playbench_score
+from playbench.inspect.solver import play_episode
+from playbench.rl.chat_env import EnvSpec, env_spec
+
+
+def _names(value: Any, option: str) -> tuple[str, ...]:
+    """``-T task=a,b`` arrives as a list from Inspect's command line, a string from Python."""
+    items = [value] if isinstance(value, str) else list(value) if isinstance(value, list | tuple) else None
+    if not items or not all(isinstance(v, str) and v.strip() for v in items):
+        raise PlaybenchError(f"-T {option}=...: give a task id, alias or group (see 'playbench list'), got {value!r}")
+    return tuple(v.strip() for v in items)
+
+
+def _key_values(values: Any, option: str) -> tuple[str, ...]:
+    """``-T`` values as playbench's ``key=value`` strings (Inspect has parsed them as YAML: lists re-joined)."""
+    if values is None:
+        return ()
+    if isinstance(values, str | list | tuple):
+        return key_value_items([values] if isinstance(values, str) else [str(v) for v in values])
+    if isinstance(values, Mapping):
+        return key_value_items({k: ",".join(map(str, v)) if isinstance(v, list) else v for k, v in values.items()})
+    raise PlaybenchError(f"-T {option}={values!r}: give key=value items or a mapping")
+
+
+def build_task(names: Any, suite: str | None, episodes: int | None, seed: int, agent: str, agent_params: Any,
+               model_params: Any, task_params: Mapping[str, Any]) -> Task:
+    """The Inspect task for ``names``: one sample per episode, played by ``play_episode``, scored by the suite."""
+    tasks = _names(names, "task")
+    members = resolve_members(tasks)
+    if suite is not None:
+        foreign = [t.id for t, _ in members if t.id.split("/", 1)[0] != suite]
+        if foreign:
+            raise PlaybenchError(f"playbench/{suite} runs {suite} tasks; {', '.join(foreign)} "
+                                 f"{'is' if len(foreign) == 1 else 'are'} not (use playbench/group)")
+    targs = _key_values(dict(task_params), "task_params")
+    aargs, margs = _key_values(agent_params, "agent_params"), _key_values(model_params, "model_params")
+    # the whole request validated once, as eval validates it (groups' presets, episode counts, engines, data)
+    config = build_config(tasks, agent, "inspect/model", episodes, seed, targs, aargs, margs)
+    specs: dict[str, EnvSpec] = {}
+    samples = []
+    for spec_entry, (found, preset) in zip(config.tasks, members, strict=True):
+        params = {**preset.get("params", {}), **dict(a.split("=", 1) for a in targs)}
+        spec = env_spec(found.id, seed, agent, params, aargs, "inspect/model", margs)
+        specs[found.id] = spec
+        for index in range(spec_entry.episodes):
+            episode = episode_seed(seed, found.id, index)
+            samples.append(Sample(id=f"{found.id}#{index}", input=f"{found.id} episode {index} (seed {episode})",
+                                  metadata={"task": found.id, "index": index, "seed": episode, "base_seed": seed,
+                                            "agent": agent}))
+    name = suite or "+".join(tasks)
+    return Task(dataset=MemoryDataset(samples, name=name), solver=play_episode(specs), scorer=playbench_score(),
+                metadata={"playbench": config.model_dump(mode="json", exclude={"model"})})
+
+
+@task
+def balrog(task: Any = None, episodes: int | None = None, seed: int = 0, agent: str = "naive",
+           agent_params: Any = None, model_params: Any = None, **task_params: Any) -> Task:
+    """BALROG tasks (``-T task=balrog/babyai/goto``, or a BALROG group such as ``balrog/all``)."""
+    return build_task(task, "balrog", episodes, seed, agent, agent_params, model_params, task_params)
+
+
+@task
+def smartplay(task: Any = None, episodes: int | None = None, seed: int = 0, agent: str = "naive",
+              agent_params: Any = None, model_params: Any = None, **task_params: Any) -> Task:
+    """SmartPlay tasks (``-T task=smartplay/hanoi-3``, or ``smartplay/benchmark-v0``)."""
+    return build_task(task, "smartplay", episodes, seed, agent, agent_params, model_params, task_params)
+
+
+@task
+def mango(task: Any = None, episodes: int | None = None, seed: int = 0, agent: str = "naive",
+          agent_params: Any = None, model_params: Any = None, **task_params: Any) -> Task:
+    """MANGO questions (``-T task=mango/df``)."""
+    return build_task(task, "mango", episodes, seed, agent, agent_params, model_params, task_params)
+
+
+@task
+def grasp(task: Any = None, episodes: int | None = None, seed: int = 0, agent: str = "naive",
+          agent_params: Any = None, model_params: Any = None, **task_params: Any) -> Task:
+    """GRASP grids (``-T task=grasp/energy``)."""
+    return build_task(task, "grasp", episodes, seed, agent, agent_params, model_params, task_params)
+
+
+@task
+def group(group: Any = None, episodes: int | None = None, seed: int = 0, agent: str = "naive",
+          agent_params: Any = None, model_params: Any = None, **task_params: Any) -> Task:
+    """Any tasks and groups, of any suites (``-T group=quickstart``, ``-T group=mango/df,grasp/energy``)."""
+    return build_task(group, None, episodes, seed, agent, agent_params, model_params, task_params)
