@@ -126,7 +126,7 @@ def test_plots_draw_the_reports_interval_one_colour_per_run_and_a_visible_zero(r
                                                                       for _, y in seg)]
     assert zero_lines and tuple(zero_lines[0].get_colors()[0]) == to_rgba("C0")  # ... drawn as a line at 0
     # BALROG's figure: each run keeps its colour and its environment bar carries the same interval (in %)
-    (fig,) = _figures(monkeypatch, plots.balrog_progress, built)
+    (fig,) = _figures(monkeypatch, plots.suite_plots, built)
     ax = fig.axes[0]
     crafter = [b for b in _error_bars(ax) if b[0] < 0.8]  # the first group (crafter), one bar per run
     expected = [x for r in built for x in r["balrog"]["envs"]["crafter"]["ci95"]]  # percent already

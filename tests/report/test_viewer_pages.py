@@ -15,6 +15,7 @@ import pytest
 
 import helpers
 from helpers import PLAYBENCH, only_run_dir, run_cli
+from playbench.core.registry import get_task
 
 TASKS = ["smartplay/hanoi-3", "smartplay/bandit-highlow"]
 STEPS = 12
@@ -222,29 +223,34 @@ TTY = ("message:\nwelcome to NetHack!\n\ncursor:\nYourself a samurai\n(x=37, y=1
        + "\nAgent the Hatamoto   St:17 Dx:16\n\n")
 
 
+def _kind(task: str) -> str | None:
+    """The picture kind a task names: what the page draws from its observations."""
+    return get_task(task).picture
+
+
 def test_pictures_for_every_game(runs, browser):
     page, errors, _ = open_page(browser, (runs["site"] / "episode.html").as_uri() + "#r=0&t=smartplay%2Fhanoi-3&i=0")
     page.wait_for_selector(".step")
-    draw = "([task, text]) => { const n = PBPictures.draw(task, text); return n ? n.outerHTML : null; }"
+    draw = "([kind, text]) => { const n = PBPictures.draw(kind, text); return n ? n.outerHTML : null; }"
     for task, (text, marks) in OBSERVATIONS.items():
-        svg = page.evaluate(draw, [task, text])
+        svg = page.evaluate(draw, [_kind(task), text])
         assert svg is not None and svg.startswith("<figure class=\"localmap\""), task
         assert svg.count('class="mark') == marks, (task, svg)
     # exact places are solid, places from a direction and a distance only are dashed
-    babyai = page.evaluate(draw, ["balrog/babyai/goto", OBSERVATIONS["balrog/babyai/goto"][0]])
+    babyai = page.evaluate(draw, [_kind("balrog/babyai/goto"), OBSERVATIONS["balrog/babyai/goto"][0]])
     assert "approx" not in babyai
-    assert page.evaluate(draw, ["smartplay/messenger-1", OBSERVATIONS["smartplay/messenger-1"][0]]).count(
+    assert page.evaluate(draw, [_kind("smartplay/messenger-1"), OBSERVATIONS["smartplay/messenger-1"][0]]).count(
         'class="mark approx"') == 1
     for task in ("balrog/minihack/boxoban-medium", "balrog/nle/nethackchallenge"):
-        tty = page.evaluate(draw, [task, TTY])
+        tty = page.evaluate(draw, [_kind(task), TTY])
         assert tty.startswith('<pre class="drawn tty"') and '<span class="hero">@</span>' in tty
         assert "Agent the Hatamoto" in tty and "welcome" not in tty
     hanoi = "Current configuration:\n- A: |bottom, [2, 1], top|\n- B: |bottom, [], top|\n- C: |bottom, [0], top|"
-    assert page.evaluate(draw, ["smartplay/hanoi-4", hanoi]).count('class="disk"') == 3
-    assert page.evaluate(draw, ["smartplay/bandit-highlow", "You pulled slot machine 1"]) is None
+    assert page.evaluate(draw, [_kind("smartplay/hanoi-4"), hanoi]).count('class="disk"') == 3
+    assert page.evaluate(draw, [_kind("smartplay/bandit-highlow"), "You pulled slot machine 1"]) is None
     # object names are record text: drawn as text, never as markup
     hostile = "a <img src=x onerror=\"window.pwned=1\"> 2 steps forward"
-    svg = page.evaluate(draw, ["balrog/babyai/goto", hostile])
+    svg = page.evaluate(draw, [_kind("balrog/babyai/goto"), hostile])
     assert "<img" not in svg and "&lt;img" in svg
     page.wait_for_timeout(100)
     assert page.evaluate("typeof window.pwned") == "undefined"

@@ -1,38 +1,41 @@
 """The JSON report of a run: per-task counts and statistics plus each suite's native summary."""
 
-import importlib
-import importlib.util
-import re
 from collections import defaultdict
 from typing import Any
 
+from playbench.core import registry
 from playbench.core.records import STATUSES, EpisodeRecord
+from playbench.core.suite import PictureHooks, SummaryHooks
 from playbench.log.read import RunLog
 from playbench.stats import summarize
 from playbench.stats.metric import COMPLETION, PROGRESS, SCORE, Metric
 
-# A suite name as the registry spells them; anything else in a record's task id names no module.
-_SUITE = re.compile(r"[a-z][a-z0-9_]*")
+
+def suite_of(task_id: str) -> str:
+    """The suite a task id names: its first part."""
+    return task_id.split("/", 1)[0]
 
 
-def suite_of(task_id: str) -> str | None:
-    """The suite a task id names, or None when its first part is not a plain suite name."""
-    suite = task_id.split("/", 1)[0]
-    return suite if _SUITE.fullmatch(suite) else None
+def summary_hooks(suite: str) -> SummaryHooks | None:
+    """The summary hooks a registered suite declares (``Suite.summary``), or None.
 
-
-def suite_module(suite: str) -> Any | None:
-    """A suite's optional ``summary`` module (``summarize``, ``task_extras``, ``render``, ``score_metric``).
-
-    ``suite`` comes from record task ids, so only a plain lower-case name is looked up: a dotted or
-    relative name could otherwise reach other modules.
+    ``suite`` may come from a record: it is only looked up among the registered suites' names. A suite
+    declared by several modules (a variant added from outside) uses the first declaration that names hooks.
     """
-    if not _SUITE.fullmatch(suite):
-        return None
-    name = f"playbench.suites.{suite}.summary"
-    if importlib.util.find_spec(f"playbench.suites.{suite}") is None or importlib.util.find_spec(name) is None:
-        return None
-    return importlib.import_module(name)
+    for declaration in registry.suites().get(suite, []):
+        hooks = declaration.summary_hooks()
+        if hooks is not None:
+            return hooks
+    return None
+
+
+def picture_hooks(suite: str) -> PictureHooks | None:
+    """The picture hooks a registered suite declares (``Suite.pictures``), or None (see ``summary_hooks``)."""
+    for declaration in registry.suites().get(suite, []):
+        hooks = declaration.picture_hooks()
+        if hooks is not None:
+            return hooks
+    return None
 
 
 def run_label(store: RunLog) -> str:
@@ -67,14 +70,13 @@ def usage_total(usages: list[dict[str, int]]) -> dict[str, Any]:
 
 
 def score_metric(task_id: str) -> Metric:
-    """What a task's score is, as its suite declares it (``score_metric`` in the suite's ``summary``).
+    """What a task's score is, as its suite declares it (``score_metric`` of the suite's summary hooks).
 
     Every face that shows a score's interval (report, compare, viewer, plots) reads it from here, so a
     metric gets one method whatever values a run holds; a suite that declares nothing gets a plain mean.
     """
-    suite = suite_of(task_id)
-    module = suite_module(suite) if suite is not None else None
-    declared = module.score_metric(task_id) if module is not None and hasattr(module, "score_metric") else None
+    hooks = summary_hooks(suite_of(task_id))
+    declared = hooks.score_metric(task_id) if hooks is not None else None
     return declared if isinstance(declared, Metric) else SCORE
 
 
@@ -82,7 +84,7 @@ def task_report(task_id: str, records: list[EpisodeRecord], scheduled: int = 0) 
     """Counts over every episode (``errors``: every status but ``ok``); scores over ``ok`` episodes only."""
     ok = [r for r in records if r.status == "ok"]
     # suite extras assume a task the run scheduled; a stray record's task id may name anything
-    module = suite_module(task_id.split("/", 1)[0]) if scheduled else None
+    hooks = summary_hooks(suite_of(task_id)) if scheduled else None
     metric = score_metric(task_id) if scheduled else SCORE
     status = {s: 0 for s in STATUSES}
     usage: dict[str, int] = defaultdict(int)
@@ -102,8 +104,8 @@ def task_report(task_id: str, records: list[EpisodeRecord], scheduled: int = 0) 
         "invalid_actions": sum(r.invalid_actions for r in records),
         "usage": usage_total([dict(usage)]),
     }
-    if module is not None and hasattr(module, "task_extras"):
-        entry.update(module.task_extras(task_id, records))
+    if hooks is not None:
+        entry.update(hooks.task_extras(task_id, records))
     return entry
 
 
@@ -166,13 +168,12 @@ def build_report(store: RunLog) -> dict[str, Any]:
     report["run"]["usage"] = usage_total([t["usage"] for t in report["tasks"].values()])
     # Suite summaries see the scheduled tasks only: a record for a task the run never asked for is shown
     # in the task table and counted as unscheduled, but it does not enter a suite's paper numbers.
-    suites = sorted({tid.split("/", 1)[0] for tid in scheduled})
-    for suite in suites:
-        module = suite_module(suite)
-        if module is not None and hasattr(module, "summarize"):
-            part = {tid: recs for tid, recs in by_task.items() if tid in scheduled and tid.startswith(suite + "/")}
-            in_suite = {tid: n for tid, n in scheduled.items() if tid.startswith(suite + "/")}
-            summary = module.summarize(part, in_suite)
+    for suite in sorted({suite_of(tid) for tid in scheduled}):
+        hooks = summary_hooks(suite)
+        if hooks is not None:
+            part = {tid: recs for tid, recs in by_task.items() if tid in scheduled and suite_of(tid) == suite}
+            in_suite = {tid: n for tid, n in scheduled.items() if suite_of(tid) == suite}
+            summary = hooks.summarize(part, in_suite)
             if summary is not None:
                 report[suite] = summary
     return report

@@ -29,13 +29,14 @@ from playbench.core.errors import PlaybenchError
 from playbench.core.records import STATUSES, EpisodeRecord
 from playbench.log import RunLog
 from playbench.log.durable import describe
-from playbench.report.build import build_report, episodes_text, errors_text, suite_module
+from playbench.report.build import build_report, episodes_text, errors_text, summary_hooks
 from playbench.report.inert import inert_text
 from playbench.report.viewer_data import (
     dumps,
     frame_urls,
     js_call,
     pack_episode,
+    picture_kinds,
     read_steps,
     run_facts,
     shard_text,
@@ -63,7 +64,8 @@ def _label(value: object) -> str:
 
 def _page(title: str, body: str, page: str, data: list[str] | None = None) -> str:
     # No inline script at all, so the policy can forbid every script but the site's own files.
-    scripts = ["viewer.js", "pictures.js", "transcript.js", "data/live.js", "data/runs.js", *(data or [])]
+    scripts = ["viewer.js", "pictures.js", "transcript.js", "data/live.js", "data/runs.js", "data/pictures.js",
+               *(data or [])]
     tags = "".join(f'<script src="{s}"></script>' for s in scripts)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'self' data: blob:; "
@@ -169,11 +171,14 @@ def _suite_tables(report: dict[str, Any]) -> str:
     for name, summary in report.items():
         if name in ("run", "tasks"):
             continue
-        module = suite_module(name)
-        if module is None or not hasattr(module, "render"):
+        hooks = summary_hooks(name)
+        if hooks is None:
+            continue
+        renderables = hooks.render(safe(summary))
+        if not renderables:
             continue
         console = Console(file=io.StringIO(), width=140, record=True, color_system=None)
-        for renderable in module.render(safe(summary)):
+        for renderable in renderables:
             console.print(renderable)
         out.append(f"<details open class='suite'><summary>{_label(name)}: the paper's tables</summary>"
                    f"<pre class='table'>{html.escape(console.export_text())}</pre></details>")
@@ -293,8 +298,10 @@ def write_site(runs: list[RunLog], out: Path, live: bool = False) -> Path:
     for asset in ASSET_FILES:
         _write(out / asset, (ASSETS / asset).read_bytes())
     sections, summaries, lines = [], [], []
+    tasks: dict[str, None] = {}
     for k, store in enumerate(runs):
         records = store.episodes()
+        tasks.update(dict.fromkeys(r.task for r in records))
         report = build_report(store)
         facts = run_facts(store, records)
         problems = _write_run(k, store, records, out)
@@ -304,6 +311,7 @@ def write_site(runs: list[RunLog], out: Path, live: bool = False) -> Path:
         summaries.append({"run_id": run["run_id"], "model": run["model"], "agent": run["agent"],
                           "seed": run["seed"], "note": run["episodes"]["note"], "label": facts["label"]})
     _write(out / "data" / "runs.js", js_call("PB.setRuns", summaries, list(STATUSES), live))
+    _write(out / "data" / "pictures.js", js_call("PB.setPictures", picture_kinds(list(tasks))))
     if not live or not _regular(out / "data" / "live.js"):
         write_live(out, version=0, done=not live)
     search = ("<section class='search'><h2>Search</h2><form id='search'><input id='search-q' type='search' "

@@ -13,10 +13,7 @@ record names outside its run is refused and the episode shows an error line inst
 """
 
 import base64
-import functools
 import gzip
-import importlib
-import importlib.util
 import json
 import os
 from collections.abc import Iterator
@@ -28,10 +25,11 @@ from urllib.parse import quote
 import orjson
 from pydantic import ValidationError
 
+from playbench.core import registry
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.log import RunLog, inside_run
-from playbench.report.build import suite_of
+from playbench.report.build import picture_hooks, suite_of
 from playbench.report.inert import inert_text
 
 SHARD_BYTES = 1 << 20  # JSON bytes per shard before compression: one shard loads and inflates in ~10 ms
@@ -45,21 +43,6 @@ def js_call(call: str, *args: Any) -> str:
 
 def _shown(path: str) -> str:
     return repr(inert_text(path, limit=200, one_line=True))
-
-
-def _pictures_module(task_id: str) -> Any | None:
-    suite = suite_of(task_id)  # None for a task id whose suite part could name another module
-    return None if suite is None else _suite_pictures(suite)
-
-
-@functools.cache
-def _suite_pictures(suite: str) -> Any | None:
-    if importlib.util.find_spec(f"playbench.suites.{suite}") is None:
-        return None
-    name = f"playbench.suites.{suite}.pictures"
-    if importlib.util.find_spec(name) is None:
-        return None
-    return importlib.import_module(name)
 
 
 def read_steps(store: RunLog, record: EpisodeRecord) -> tuple[list[StepRecord], list[str]]:
@@ -122,16 +105,15 @@ def pack_episode(record: EpisodeRecord, steps: list[StepRecord], frames: list[st
     ``record``: the episode record; ``texts``: every distinct string; ``messages``: every distinct message
     as ``[role, text id or JSON content, images]``; ``steps``: one row per step, ``[step, observation id,
     output id, action, executed, valid, reward, score, done, message ids, frame URL, usage, extra,
-    latency, picture id]`` (the picture: the SVG of the suite's ``step_picture``, if it draws one; games
-    without one are drawn in the browser from the observation, ``viewer_assets/pictures.js``);
+    latency, picture id]`` (the picture: the SVG of the suite's ``step_picture``, if it draws one; tasks
+    that name a picture kind are drawn in the browser from the observation, ``picture_kinds``);
     ``picture``: the SVG of the suite's ``episode_picture``, if it draws one.
     """
     texts = _Table()
     messages = _Table()
     rows = []
     frames = frames or [None] * len(steps)
-    module = _pictures_module(record.task)
-    step_picture = getattr(module, "step_picture", None) if module is not None else None
+    hooks = picture_hooks(suite_of(record.task))
     for s, frame in zip(steps, frames, strict=True):
         ids = None
         if s.messages is not None:
@@ -146,13 +128,11 @@ def pack_episode(record: EpisodeRecord, steps: list[StepRecord], frames: list[st
                     key = orjson.dumps(m, option=orjson.OPT_SORT_KEYS)
                 ids.append(messages.id(key, [str(m.get("role", "?")), body, m.get("images")]))
         raw = None if s.raw_output is None else texts.id(s.raw_output, s.raw_output)
-        svg = step_picture(record, s) if step_picture is not None else None
+        svg = hooks.step_picture(record, s) if hooks is not None else None
         rows.append([s.step, texts.id(s.observation, s.observation), raw, s.action, s.executed, s.valid,
                      s.reward, s.score, s.done, ids, frame, s.usage, s.extra or None, s.timing.get("latency_s"),
                      None if svg is None else texts.id(svg, svg)])
-    picture = None
-    if module is not None and hasattr(module, "episode_picture"):
-        picture = module.episode_picture(record, steps)
+    picture = hooks.episode_picture(record, steps) if hooks is not None else None
     # the record's fields are JSON values already (validated on reading): no serializer pass needed
     return {"record": dict(record.__dict__), "texts": texts.items, "messages": messages.items,
             "steps": rows, "picture": picture, "errors": errors or []}
@@ -240,3 +220,12 @@ def task_usage(records: list[EpisodeRecord]) -> dict[str, dict[str, int]]:
             if isinstance(v, int):
                 entry[k] = entry.get(k, 0) + v
     return out
+
+
+def picture_kinds(tasks: list[str]) -> dict[str, str]:
+    """Task id -> the picture kind its task names (``Task.picture``), for the registered tasks among ``tasks``.
+
+    The page draws those pictures from each step's observation (``viewer_assets/pictures.js``).
+    """
+    found = {tid: registry.find_task(tid) for tid in tasks}
+    return {tid: task.picture for tid, task in found.items() if task is not None and task.picture is not None}

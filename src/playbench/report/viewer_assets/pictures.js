@@ -1,8 +1,10 @@
 // playbench viewer: pictures drawn from the observation text a step recorded, for games without a frame.
-//  - Hanoi: the three rods;  - NetHack, MiniHack, Boxoban: the tty map the observation carries;
-//  - BabyAI, Baba Is AI, Messenger, Crafter, the voxel world: a local map around the agent, one mark per
-//    object the text places. Where the text gives only a compass direction and a distance (diagonals in
-//    Messenger and Crafter, every block of the voxel world) the mark's place is approximate: drawn dashed.
+// Each task names its picture kind (Task.picture, written to data/pictures.js); this file knows no task:
+//  - hanoi: the three rods;  - tty: the map the observation carries (NetHack, MiniHack, Boxoban);
+//  - facing-map (BabyAI), screen-map (Baba Is AI), compass-map (Messenger, Crafter), block-map (the voxel
+//    world): a local map around the agent, one mark per object the text places. Where the text gives only a
+//    compass direction and a distance (diagonals of compass-map, every block of block-map) the mark's place
+//    is approximate: drawn dashed.
 // Everything is built with DOM calls and textContent, so record text stays text.
 "use strict";
 const PBPictures = (() => {
@@ -156,16 +158,16 @@ const PBPictures = (() => {
     return fig;
   }
 
-  function draw(task, text) {
+  // kind: the task's picture kind (undefined: none)
+  function draw(kind, text) {
     if (typeof text !== "string") return null;
     try {
-      if (task.startsWith("smartplay/hanoi")) return hanoi(text);
-      if (task.startsWith("balrog/nle/") || task.startsWith("balrog/minihack/")) return tty(text);
-      if (task.startsWith("balrog/babyai/")) return localMap(babyai(text), "local map (up = the way the agent faces)", "up");
-      if (task.startsWith("balrog/babaisai/")) return localMap(babaisai(text), "local map (Baba Is AI: the agent, 'you', in the centre)");
-      if (task.startsWith("smartplay/messenger") || task.startsWith("smartplay/crafter") || task.startsWith("balrog/crafter/"))
-        return localMap(gridWorld(text), "local map (north up; dashed: place approximate)");
-      if (task.startsWith("smartplay/minecraft")) return localMap(voxel(text), "blocks around you (north up; places approximate)");
+      if (kind === "hanoi") return hanoi(text);
+      if (kind === "tty") return tty(text);
+      if (kind === "facing-map") return localMap(babyai(text), "local map (up = the way the agent faces)", "up");
+      if (kind === "screen-map") return localMap(babaisai(text), "local map (Baba Is AI: the agent, 'you', in the centre)");
+      if (kind === "compass-map") return localMap(gridWorld(text), "local map (north up; dashed: place approximate)");
+      if (kind === "block-map") return localMap(voxel(text), "blocks around you (north up; places approximate)");
     } catch (e) { return el("p", "no picture: " + e.message, "meta"); }
     return null;
   }

@@ -109,7 +109,7 @@ function stepView(ep, k) {
   if (s[S.frame]) { const img = el("img", null, "picture frame"); img.src = s[S.frame]; img.alt = "frame the agent saw"; pics.appendChild(img); }
   else if (s[S.picture] !== null && s[S.picture] !== undefined) pics.appendChild(svgImage(ep.texts[s[S.picture]], "step picture"));
   else {
-    const drawn = PBPictures.draw(rec.task, ep.texts[s[S.obs]]);
+    const drawn = PBPictures.draw(PB.pictures.get(rec.task), ep.texts[s[S.obs]]);
     if (drawn) pics.appendChild(drawn);
   }
   if (pics.childNodes.length) div.appendChild(pics);

@@ -10,6 +10,9 @@ PB.setShard = (run, shard, b64) => {
   if (PB.waiting[key]) { PB.waiting[key](b64); delete PB.waiting[key]; }
 };
 PB.setLive = (version, done) => { PB.live = { version, done }; };
+// task id -> the picture kind its task names (data/pictures.js): what pictures.js draws from observations
+PB.pictures = new Map();
+PB.setPictures = kinds => { PB.pictures = new Map(Object.entries(kinds)); };
 // episode row columns (data/r<k>/episodes.js)
 const COL = { task: 0, index: 1, seed: 2, status: 3, score: 4, completion: 5, steps: 6, invalid: 7, tokens: 8,
   cost: 9, shard: 10, pos: 11 };
