@@ -54,9 +54,9 @@ def test_a_gzip_bomb_is_malformed_and_memory_stays_bounded() -> None:
         assert srv.stats.faults == {"bomb": 2}
     assert seen["first"]
     assert seen["faults"] == {"malformed": 2}  # one retry, then the call gives up
-    assert seen["error"].endswith("(last: malformed: answer larger than 32 MiB (after decompression))")
+    assert seen["error"].endswith("(last: malformed: answer larger than 16 MiB (after decompression))")
     assert "\n" not in seen["error"]
-    # 1 GiB when inflated; the cap (32 MiB) and its copy, not the bomb, set the peak (today: 2-3 GB)
+    # 1 GiB when inflated; the cap (16 MiB) and its copy, not the bomb, set the peak (today: 2-3 GB)
     assert BOMB_BYTES == 2**30 and seen["grew_kib"] * 1024 < 160 * MIB, seen
 
 
@@ -142,5 +142,5 @@ def test_an_over_size_answer_is_an_infra_error_with_one_line(monkeypatch: pytest
         with pytest.raises(InfraError) as caught:
             asyncio.run(model.generate(ASK))
     assert str(caught.value) == ("openai/fake: no answer after 1 attempts "
-                                 "(last: malformed: answer larger than 32 MiB (after decompression))")
+                                 "(last: malformed: answer larger than 16 MiB (after decompression))")
     assert model.stats.faults == {"malformed": 1} and model.stats.calls == 1 and model.stats.gave_up == 1

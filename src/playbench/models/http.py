@@ -33,8 +33,9 @@ CONNECT_TIMEOUT = 30.0
 KEEPALIVE_TIMEOUT = 4.0
 
 #: Largest answer read, both as sent (compressed) and after Content-Encoding is undone: a larger one is
-#: refused (:class:`AnswerTooLarge`) before it can fill the memory. Model answers are far smaller.
-MAX_ANSWER_BYTES = 32 * 2**20
+#: refused (:class:`AnswerTooLarge`) before it can fill the memory. Model answers are far smaller. Half of
+#: a step line's limit (``log.shard.MAX_STEP_BYTES``), so the step recording an answer this size still fits.
+MAX_ANSWER_BYTES = 16 * 2**20
 
 # Failures before the first byte of an answer: the request never reached a server that answers.
 _NO_ANSWER = (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError,
