@@ -26,6 +26,7 @@ COMMANDS = {
     "grasp": "grasp_cmd",
     "mango": "mango_cmd",
     "verify": "verify_cmd",
+    "serve-env": "serve_env_cmd",
 }
 
 
@@ -45,6 +46,7 @@ SUMMARIES = {
     "mango": "MANGO tools: skeletons, stats, score, compare.",
     "merge": "Merge SHARDS (run directories of one config, each a --shard K/N) into one run.",
     "verify": "Re-play RUN's episodes from their seeds and actions and check every recorded value.",
+    "serve-env": "Serve TASKS over OpenEnv's HTTP reset/step/state interface, for RL trainers.",
 }
 
 

@@ -1,0 +1,212 @@
+"""playbench tasks over HTTP through OpenEnv's reset/step/state interface (PyPI ``openenv-core``).
+
+``make_app(tasks, seed=..., agent=...)`` returns OpenEnv's FastAPI app (``create_app``) serving
+:class:`PlaybenchEnvironment`: each WebSocket session of an OpenEnv client (``PlaybenchEnvClient``, or
+TRL's OpenEnv rollouts) is its own :class:`~playbench.rl.ChatEnv`. ``reset(task=..., index=..., seed=...)``
+starts episode ``index`` of a run with base seed ``seed`` (the server's by default), exactly as
+``playbench eval --seed`` numbers its episodes, so a seed always names the same episode;
+``step(PlaybenchAction(text=answer))`` takes the model's raw answer. Observations carry the next request
+(``messages``: OpenAI-style dicts) and the suite's score. ``playbench serve-env`` runs it. See docs/rl.md.
+"""
+
+import asyncio
+import json
+import threading
+from typing import Any, Literal
+
+from openenv.core.client_types import StepResult
+from openenv.core.env_client import EnvClient
+from openenv.core.env_server import Action, Environment, Observation, State, create_app
+from pydantic import Field
+
+from playbench.api.config import KeyValues, build_config, key_value_items
+from playbench.core.errors import PlaybenchError
+from playbench.rl.chat_env import DEFAULT_MODEL, ChatEnv, EnvSpec, env_spec
+
+__all__ = ["PlaybenchAction", "PlaybenchEnvClient", "PlaybenchEnvironment", "PlaybenchObservation",
+           "PlaybenchState", "make_app"]
+
+Rewards = Literal["score", "game"]
+
+
+class PlaybenchAction(Action):
+    """The model's raw answer to the last request."""
+
+    text: str = Field(description="the model's answer, as it came (ChatEnv strips surrounding white space)")
+
+
+class PlaybenchObservation(Observation):
+    """The next request and where the episode stands (``done`` and ``reward`` are OpenEnv's own)."""
+
+    messages: list[dict[str, Any]] = Field(default_factory=list,
+                                           description="the next request (OpenAI-style messages); [] once done")
+    task: str = ""
+    index: int = 0
+    seed: int = 0
+    score: float | None = Field(default=None, description="the suite's official score so far")
+    info: dict[str, Any] = Field(default_factory=dict, description="ChatEnv's step info")
+
+
+class PlaybenchState(State):
+    """The session's episode."""
+
+    task: str = ""
+    index: int = 0
+    seed: int | None = None
+    done: bool = False
+    score: float | None = None
+    status: str | None = None
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON data (the step info holds records' plain values; anything else as text)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+class _Specs:
+    """Validated EnvSpecs per (task, base seed), made once and shared by the sessions (read-only)."""
+
+    def __init__(self, tasks: list[str], seed: int, agent: str, task_params: KeyValues, agent_params: KeyValues,
+                 model: str) -> None:
+        run = build_config(tuple(tasks), agent, model, 1, seed, key_value_items(task_params),
+                           key_value_items(agent_params), ())
+        self.tasks = [t.id for t in run.tasks]
+        self.seed = seed
+        self._args = (agent, task_params, agent_params, model)
+        self._made: dict[tuple[str, int], EnvSpec] = {}
+        self._lock = threading.Lock()
+        for task in self.tasks:
+            self.get(task, seed)  # validation errors surface when the app is made
+
+    def get(self, task: str, seed: int) -> EnvSpec:
+        """The spec of ``task`` under base seed ``seed``."""
+        with self._lock:
+            if (task, seed) not in self._made:
+                agent, tparams, aparams, model = self._args
+                self._made[task, seed] = env_spec(task, seed, agent, tparams, aparams, model)
+            return self._made[task, seed]
+
+
+class PlaybenchEnvironment(Environment[PlaybenchAction, PlaybenchObservation, PlaybenchState]):
+    """One OpenEnv session: one ChatEnv at a time, played on the server's event loop.
+
+    ``rewards="score"`` (default): each step's reward is 0 but the last one's, which is the suite's
+    official score (0 for an episode that did not end ``ok``); ``"game"``: the game's step rewards.
+    """
+
+    SUPPORTS_CONCURRENT_SESSIONS = True
+
+    def __init__(self, specs: _Specs, rewards: Rewards = "score") -> None:
+        super().__init__()
+        self._specs = specs
+        self._rewards = rewards
+        self._env: ChatEnv | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._state = PlaybenchState()
+
+    # -- OpenEnv's interface -------------------------------------------------------------------------
+
+    async def reset_async(self, seed: int | None = None, episode_id: str | None = None, task: str | None = None,
+                          index: int = 0, **kwargs: Any) -> PlaybenchObservation:
+        """Start episode ``index`` of ``task`` (default: the first served) under base seed ``seed``."""
+        if kwargs:
+            raise PlaybenchError(f"reset: unknown arguments {sorted(kwargs)} (task, index, seed, episode_id)")
+        name = task if task is not None else self._specs.tasks[0]
+        if name not in self._specs.tasks:
+            raise PlaybenchError(f"reset: task {name!r} is not served here ({', '.join(self._specs.tasks)})")
+        await self._drop()
+        env = ChatEnv.from_spec(self._specs.get(name, self._specs.seed if seed is None else seed), index)
+        self._env, self._loop = env, asyncio.get_running_loop()
+        messages = await env.areset()
+        self._state = PlaybenchState(episode_id=episode_id or f"{name}#{index}@{env.spec.config.seed}",
+                                     task=name, index=index, seed=env.seed)
+        return self._observe(messages, 0.0, {})
+
+    async def step_async(self, action: PlaybenchAction, timeout_s: float | None = None,
+                         **kwargs: Any) -> PlaybenchObservation:
+        """Answer the pending request with ``action.text``."""
+        env = self._env
+        if env is None:
+            raise PlaybenchError("step before reset")
+        result = await env.astep(action.text)
+        self._state.step_count += 1
+        reward = result.reward
+        if self._rewards == "score":
+            reward = float(env.score or 0.0) if env.done else 0.0
+        return self._observe(result.messages, reward, result.info)
+
+    def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> PlaybenchObservation:
+        """OpenEnv's synchronous reset (the server awaits ``reset_async``)."""
+        return asyncio.run(self.reset_async(seed, episode_id, **kwargs))
+
+    def step(self, action: PlaybenchAction, timeout_s: float | None = None, **kwargs: Any) -> PlaybenchObservation:
+        """OpenEnv's synchronous step (the server awaits ``step_async``)."""
+        return asyncio.run(self.step_async(action, timeout_s, **kwargs))
+
+    @property
+    def state(self) -> PlaybenchState:
+        """The session's episode: task, index, episode seed, steps, score when done."""
+        return self._state
+
+    def close(self) -> None:
+        """Stop an unfinished episode on the loop that plays it (OpenEnv calls this from a worker thread)."""
+        loop, self._loop = self._loop, None
+        env, self._env = self._env, None
+        if env is None or env.done or loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            loop.create_task(env.aclose())
+        else:
+            asyncio.run_coroutine_threadsafe(env.aclose(), loop).result(timeout=60)
+
+    # -- helpers -------------------------------------------------------------------------------------
+
+    async def _drop(self) -> None:
+        env, self._env = self._env, None
+        if env is not None and not env.done:
+            await env.aclose()
+
+    def _observe(self, messages: list[dict[str, Any]], reward: float, info: dict[str, Any]) -> PlaybenchObservation:
+        env = self._env
+        assert env is not None
+        done = env.done
+        record = env.record() if done else None
+        self._state.done = done
+        self._state.score = env.score if done else info.get("score")
+        self._state.status = None if record is None else record.status
+        return PlaybenchObservation(messages=messages, done=done, reward=reward, task=env.task_id, index=env.index,
+                                    seed=env.seed, score=self._state.score, info=_plain(info))
+
+
+def make_app(tasks: str | list[str], seed: int = 0, agent: str = "naive", task_params: KeyValues = None,
+             agent_params: KeyValues = None, model: str = DEFAULT_MODEL, rewards: Rewards = "score",
+             max_sessions: int = 64) -> Any:
+    """OpenEnv's FastAPI app serving ``tasks`` (validated now: bad input is a PlaybenchError).
+
+    Serve it with uvicorn (``playbench serve-env`` does); connect with :class:`PlaybenchEnvClient`.
+    """
+    if rewards not in ("score", "game"):
+        raise PlaybenchError(f"rewards {rewards!r}: score or game")
+    specs = _Specs([tasks] if isinstance(tasks, str) else list(tasks), seed, agent, task_params, agent_params,
+                   model)
+    return create_app(lambda: PlaybenchEnvironment(specs, rewards), PlaybenchAction, PlaybenchObservation,
+                      env_name="playbench", max_concurrent_envs=max_sessions)
+
+
+class PlaybenchEnvClient(EnvClient[PlaybenchAction, PlaybenchObservation, PlaybenchState]):
+    """OpenEnv's client for a playbench server: ``await client.reset(task=..., index=..., seed=...)``."""
+
+    def _step_payload(self, action: PlaybenchAction) -> dict[str, Any]:
+        return action.model_dump(exclude={"metadata"})
+
+    def _parse_result(self, payload: dict[str, Any]) -> StepResult[PlaybenchObservation]:
+        observation = PlaybenchObservation(**{**payload.get("observation", {}), "done": payload.get("done", False),
+                                              "reward": payload.get("reward")})
+        return StepResult(observation=observation, reward=payload.get("reward"), done=payload.get("done", False))
+
+    def _parse_state(self, payload: dict[str, Any]) -> PlaybenchState:
+        return PlaybenchState(**payload)
