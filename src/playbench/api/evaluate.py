@@ -86,7 +86,8 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     refused unless equal to the recorded ones. ``progress=True`` shows a bar on stderr; any object with
     the ``ProgressHook`` methods receives the events instead; by default nothing is shown. ``notes`` is
     called, as the run starts, with one line per task that has something to say about it (e.g. which
-    Messenger manual it reads).
+    Messenger manual it reads), and during the run, once, when requests time out queued in the server
+    (what ``max_connections`` to set; see docs/models.md).
 
     Before any request, ``notes`` is also told where requests (and a key) go: ``model M: requests go to URL
     with $OPENAI_API_KEY``, and the Ray cluster's address. With ``resume``, a server or Ray cluster that
