@@ -7,7 +7,6 @@ Inspect processes a test starts (``inspect_env``: its ``sitecustomize`` does the
 
 import importlib.util
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +17,6 @@ pytest.importorskip("inspect_ai")
 from playbench.inspect.offline import prime_tiktoken_cache  # noqa: E402
 
 GUARD = Path(__file__).parent / "netguard"
-INSPECT = Path(sys.executable).with_name("inspect")
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,72 @@
+"""playbench's tasks from Inspect's own command line and ``inspect_ai.eval``: samples, parameters, groups, errors."""
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+
+from playbench.core.errors import PlaybenchError
+from playbench.core.seeding import episode_seed
+from playbench.inspect import suite_summary
+
+INSPECT = Path(sys.executable).with_name("inspect")
+
+
+def inspect_cli(env: dict[str, str], log_dir: Path, *args: str) -> EvalLog:
+    done = subprocess.run([str(INSPECT), "eval", *args, "--model", "mockllm/model", "--log-dir", str(log_dir)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [info] = list_eval_logs(str(log_dir))
+    return read_eval_log(info.name)
+
+
+def test_the_guard_refuses_the_network(offline: Path) -> None:
+    with pytest.raises(OSError, match="refused in tests"):
+        socket.create_connection(("example.com", 443), timeout=1)
+    assert offline.exists()
+    offline.unlink()  # the attempt above was the test's own
+
+
+def test_inspect_cli_runs_a_balrog_task_one_sample_per_episode(inspect_env: dict[str, str], tmp_path: Path) -> None:
+    log = inspect_cli(inspect_env, tmp_path / "logs", "playbench/balrog", "-T", "task=balrog/babyai/goto",
+                      "-T", "episodes=2", "-T", "seed=3", "-T", "max_steps=4")
+    assert log.status == "success" and log.samples is not None
+    assert [s.id for s in log.samples] == ["balrog/babyai/goto#0", "balrog/babyai/goto#1"]
+    for n, sample in enumerate(log.samples):
+        assert sample.metadata == {"task": "balrog/babyai/goto", "index": n, "seed": episode_seed(3, "balrog/babyai/goto", n),
+                                   "base_seed": 3, "agent": "naive"}
+        record = sample.scores["playbench_score"].metadata["record"]  # type: ignore[index]
+        assert record["status"] == "ok" and record["steps"] == 4  # mockllm's one answer is no action: the step limit
+        assert len([e for e in sample.events if e.event == "model"]) == 4
+        assert sample.store["playbench/steps"][-1]["raw_output"] == "Default output from mockllm/model"
+    names = {s.name for s in log.results.scores}  # type: ignore[union-attr]
+    assert {"score", "completion", "progress", "playbench_score"} <= names
+    assert set(suite_summary(log)) == {"balrog"}
+
+
+def test_inspect_cli_passes_task_parameters_and_runs_groups(inspect_env: dict[str, str], tmp_path: Path) -> None:
+    log = inspect_cli(inspect_env, tmp_path / "a", "playbench/smartplay", "-T", "task=smartplay/hanoi-3",
+                      "-T", "episodes=1", "-T", "compat=true", "-T", "max_steps=3")
+    assert log.samples is not None and len(log.samples) == 1
+    params = log.eval.metadata["playbench"]["tasks"][0]["params"]  # type: ignore[index]
+    assert params["compat"] is True and params["max_steps"] == 3
+    assert log.samples[0].scores["playbench_score"].metadata["record"]["steps"] == 3  # type: ignore[index]
+
+    log = inspect_cli(inspect_env, tmp_path / "b", "playbench/group", "-T", "group=mango/df,grasp/energy",
+                      "-T", "episodes=1")
+    assert log.samples is not None and sorted(str(s.id) for s in log.samples) == ["grasp/energy#0", "mango/df#0"]
+
+
+def test_inspect_eval_refuses_bad_requests_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(PlaybenchError, match="not .*use playbench/group"):
+        inspect_eval("playbench/balrog", task_args={"task": "mango/df"}, model="mockllm/model", display="none",
+                     log_dir=str(tmp_path))
+    with pytest.raises(PlaybenchError, match="give a task id"):
+        inspect_eval("playbench/mango", model="mockllm/model", display="none", log_dir=str(tmp_path))
+    with pytest.raises(PlaybenchError, match="nope"):
+        inspect_eval("playbench/grasp", task_args={"task": "grasp/energy", "nope": 1}, model="mockllm/model",
+                     display="none", log_dir=str(tmp_path))
