@@ -34,7 +34,8 @@ Every request, fault and delivered answer is counted (and with ``record=True`` e
 decoded body kept in ``received``), so tests can check exact accounting (hostile
 well-formed answers count both as a fault and as an answer).
 
-Run standalone: ``python -m playbench.models.fakeserver --port 0 --latency 0.2`` prints ``PORT <n>``.
+Run standalone: ``python -m playbench.models.fakeserver --port 0 --latency 0.2`` prints ``PORT <n>``
+(``--slots 1``: one request at a time).
 """
 
 import argparse
@@ -596,8 +597,10 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--unusable-rate", type=float, default=0.0)
+    parser.add_argument("--slots", type=int, default=None, help="requests served at a time (default: all)")
     args = parser.parse_args()
-    server = FakeServer(latency=args.latency, unusable_rate=args.unusable_rate, port=args.port, fast_loop=True)
+    server = FakeServer(latency=args.latency, unusable_rate=args.unusable_rate, port=args.port, fast_loop=True,
+                        slots=args.slots)
 
     def announce() -> None:
         server._ready.wait()
