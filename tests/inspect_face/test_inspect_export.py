@@ -71,6 +71,8 @@ def test_an_infra_error_is_an_inspect_sample_error_not_a_score(tmp_path: Path) -
     log = read_eval_log(str(target))
     assert log.samples is not None and len(log.samples) == 2
     ok, bad = log.samples
-    assert ok.error is None and ok.scores is not None and not math.isnan(ok.scores["playbench_score"].value["score"])  # type: ignore[index]
+    assert ok.error is None and ok.scores is not None
+    value = ok.scores["playbench_score"].value
+    assert isinstance(value, dict) and not math.isnan(float(value["score"] or 0))
     assert bad.scores is None and bad.error is not None and "HTTP 500" in bad.error.message
     assert bad.metadata["status"] == "infra-error"

@@ -70,3 +70,15 @@ def test_inspect_eval_refuses_bad_requests_in_one_line(tmp_path: Path) -> None:
     with pytest.raises(PlaybenchError, match="nope"):
         inspect_eval("playbench/grasp", task_args={"task": "grasp/energy", "nope": 1}, model="mockllm/model",
                      display="none", log_dir=str(tmp_path))
+
+
+def test_installed_inspect_is_in_the_extras_range_and_the_entry_point_is_registered() -> None:
+    from importlib.metadata import entry_points, requires, version
+
+    from packaging.requirements import Requirement
+
+    wanted = [Requirement(r) for r in requires("playbench") or []]
+    [extra] = [r for r in wanted if r.name == "inspect-ai" and r.marker and r.marker.evaluate({"extra": "inspect"})]
+    assert extra.specifier.contains(version("inspect-ai")), (extra, version("inspect-ai"))
+    [point] = [e for e in entry_points(group="inspect_ai") if e.name == "playbench"]
+    assert point.value == "playbench.inspect.tasks"

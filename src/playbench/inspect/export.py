@@ -117,7 +117,7 @@ def eval_log(store: RunLog) -> EvalLog:
         dataset=EvalDataset(name=store.path.name, location=str(store.path), samples=len(samples),
                             sample_ids=[s.id for s in samples]),
         model=config.model or "none/none", config=EvalConfig(epochs=1), packages=dict(meta.versions),
-        scorers=SCORERS,  # type: ignore[arg-type]  (validated into Inspect's scorer entries)
+        scorers=SCORERS,  # plain dicts, validated by pydantic into Inspect's scorer entries (a private class)
         metadata={MARK: True, "playbench": config.model_dump(mode="json"), "run_id": meta.run_id,
                   "config_hash": meta.config_hash},
     )

@@ -41,8 +41,8 @@ def install() -> None:
             _refuse(f"resolve {name}")
         return getaddrinfo(host, *args, **kwargs)  # type: ignore[arg-type]
 
-    socket.socket.connect = guarded_connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = guarded_connect_ex  # type: ignore[method-assign]
+    socket.socket.connect = guarded_connect  # type: ignore[method-assign,assignment]
+    socket.socket.connect_ex = guarded_connect_ex  # type: ignore[method-assign,assignment]
     socket.getaddrinfo = guarded_getaddrinfo  # type: ignore[assignment]
 
 
