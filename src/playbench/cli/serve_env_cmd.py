@@ -44,6 +44,7 @@ def command(tasks: tuple[str, ...], agent: str, seed: int, task_args: tuple[str,
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(2048)  # clients that come before the server's loop runs wait in the backlog
     except OSError as err:
         raise PlaybenchError(f"cannot listen on {host}:{port}: {err.strerror}") from None
     bound = sock.getsockname()[1]

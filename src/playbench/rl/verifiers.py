@@ -18,7 +18,6 @@ Two forms of conversation (``history``):
   are the benchmark's; the prompts are not (they are what the hubs' ports send).
 """
 
-import asyncio
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -82,8 +81,13 @@ def _specs(config: PlaybenchTasksetConfig) -> dict[str, EnvSpec]:
         raise PlaybenchError("verifiers environment: name at least one task (tasks=[...])")
     run = build_config(tuple(config.tasks), config.agent, config.model, config.episodes, config.seed,
                        key_value_items(config.task_params), key_value_items(config.agent_params), ())
-    return {t.id: env_spec(t.id, config.seed, config.agent, config.task_params, config.agent_params, config.model)
-            for t in run.tasks}
+    specs = {t.id: env_spec(t.id, config.seed, config.agent, config.task_params, config.agent_params, config.model)
+             for t in run.tasks}
+    for task_id, spec in specs.items():
+        if getattr(spec.params, "images", False):  # refused rather than sent without the images
+            raise PlaybenchError(f"{task_id}: images=true is not served by the verifiers environment yet "
+                                 "(its requests would lose their images); use ChatEnv's request directly")
+    return specs
 
 
 class PlaybenchTaskset(vf.Taskset[PlaybenchTask, PlaybenchTasksetConfig]):
@@ -94,8 +98,11 @@ class PlaybenchTaskset(vf.Taskset[PlaybenchTask, PlaybenchTasksetConfig]):
         self.specs = _specs(config)
 
     def load(self) -> Iterator[PlaybenchTask]:
-        """One row per episode: ``(task, index, seed)``; the prompt is the episode's first request, made
-        when the episode starts (so listing thousands of rows starts no game)."""
+        """One row per episode: ``(task, index, seed)``.
+
+        The row has no prompt: the episode's first request is made when the episode starts, so listing
+        thousands of rows starts no game.
+        """
         for task_id, spec in self.specs.items():
             for index in range(self.config.episodes):
                 env = ChatEnv.from_spec(spec, index)
@@ -182,9 +189,8 @@ class PlaybenchEnv(vf.Env[PlaybenchEnvConfig]):
                         break
                     result = await env.astep(segment.last_reply)
                     returns += result.reward
-                    previous, request = request, result.messages
+                    request = result.messages
                     turn = _wire(request) if data.history == "window" else _wire(request[-1:])
-                    del previous
                 trace = interaction.trace
                 trace.record_reward("score", float(env.score or 0.0) if env.done else 0.0, 1.0)
                 if self.taskset.config.shaping:
@@ -196,7 +202,6 @@ class PlaybenchEnv(vf.Env[PlaybenchEnvConfig]):
         finally:
             if not env.done:
                 await env.aclose()
-        await asyncio.sleep(0)
 
 
 def load_environment(tasks: str | list[str] = (), episodes: int = 1, seed: int = 0, agent: str = "naive",
