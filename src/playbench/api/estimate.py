@@ -245,10 +245,10 @@ def estimate(tasks: tuple[str, ...] | list[str], agent: str | None = None, model
         out.price = price_for(config.model.partition("/")[2], gen)
     per_step = CALLS_PER_STEP.get(config.agent, 1) if config.model else 0
     answer = (gen.output_budget() if gen is not None else None) or TYPICAL_OUTPUT.get(config.agent, 100)
-    tasks = [(spec, get_task(spec.id)) for spec in config.tasks]
-    params_of = [task.params(spec.params) for spec, task in tasks]
+    picked = [(spec, get_task(spec.id)) for spec in config.tasks]
+    params_of = [task.params(spec.params) for spec, task in picked]
     games: list[Any] = []
-    for (_, task), params in zip(tasks, params_of, strict=True):
+    for (_, task), params in zip(picked, params_of, strict=True):
         try:
             games.append(task.make_game(params, 0))
         except PlaybenchError:
@@ -259,7 +259,7 @@ def estimate(tasks: tuple[str, ...] | list[str], agent: str | None = None, model
             games.append(exc)
     made = [game for game in games if not isinstance(game, Exception)]
     prepared = dict(zip(map(id, made), _prepare_all(made, PREPARE_BUDGET), strict=True))
-    for (spec, task), params, game in zip(tasks, params_of, games, strict=True):
+    for (spec, task), params, game in zip(picked, params_of, games, strict=True):
         slow = False
         try:
             if isinstance(game, Exception):

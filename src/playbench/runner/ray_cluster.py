@@ -71,7 +71,7 @@ def _starts_new(address: str | None) -> bool:
     try:
         from ray._private.services import canonicalize_bootstrap_address
 
-        return canonicalize_bootstrap_address(None) is None
+        return canonicalize_bootstrap_address(None) is None  # type: ignore[arg-type]  # (None: Ray's own default)
     except Exception:  # noqa: BLE001  (Ray's private lookup moved or failed: say nothing rather than wrong)
         return False
 
