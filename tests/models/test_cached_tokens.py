@@ -209,3 +209,31 @@ def test_report_compare_and_viewer_show_the_prompt_cache(tmp_path: Path) -> None
     page = write_site([read_run(runs[0])], tmp_path / "site").read_text()  # run facts and task table
     assert f"{usage['cache_read_tokens']:,} read from the prompt cache" in page
     assert f"({usage['cache_hit_rate']:.0%} of input)" in page
+
+
+def test_dry_run_shows_live_cached_and_batch_estimates_side_by_side() -> None:
+    from click.testing import CliRunner
+
+    from playbench.api.estimate import estimate
+    from playbench.cli.common import fmt_cost
+    from playbench.cli.eval_cmd import command as eval_command
+
+    est = estimate(["smartplay/crafter"], agent="two-stage", model="openai/gpt-4o-mini", episodes=2)
+    task = est.tasks[0]
+    # the second question of a step repeats the first request: an automatic prefix cache serves much of it
+    assert 0 < task.cache_read_tokens < task.input_tokens and task.cache_write_tokens == 0
+    live, cached, batch = est.cost_usd(), est.cost_usd(cached=True), est.cost_usd(batch=True)
+    assert live is not None and cached is not None and batch is not None
+    assert cached == pytest.approx(token_cost_usd(PRICES["gpt-4o-mini"], task.input_tokens, task.output_tokens,
+                                                  task.cache_read_tokens))
+    assert cached < live and batch == pytest.approx(live / 2)
+    shown = est.to_dict()
+    assert shown["cached_cost_usd"] == cached and shown["batch_cost_usd"] == batch
+    assert shown["tasks"][0]["cache_read_tokens"] == task.cache_read_tokens
+    out = CliRunner(env={"COLUMNS": "100"}).invoke(
+        eval_command, ["smartplay/crafter", "--agent", "two-stage", "--model", "openai/gpt-4o-mini", "--episodes", "2",
+                       "--dry-run"]).output
+    share = f"{task.cache_read_tokens / task.input_tokens:.0%}"
+    assert "cache" in out and share in out
+    assert f"with the provider's prompt cache: typical ~{fmt_cost(est.cost_usd(typical=True, cached=True))}, " \
+           f"at most {fmt_cost(cached)}; batch ~{fmt_cost(batch)}" in out

@@ -16,16 +16,25 @@ the task's facts row says a typical one is, ``typical_steps``, where it declares
 otherwise). A game whose one-time set-up takes longer than ``PREPARE_BUDGET`` (TextWorld making its game
 file the first time) is not measured: its task's tokens and cost are left out, and said so, so that a
 dry run of any group takes seconds.
+
+Beside the live cost come two more: *cached*, with the input tokens the provider's prompt cache would serve
+and store priced at its rates (the probe's requests replayed through a simulated prefix cache with the
+provider's rules: Anthropic's breakpoints, a 1,024-token minimum; later steps reuse no more than the probe's
+least-reusing step), and *batch*, the live figure at the providers' batch discount.
 """
 
 import asyncio
+import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from playbench.api.config import build_config, key_value_items
 from playbench.core.errors import PlaybenchError
 from playbench.core.registry import get_task
 from playbench.core.seeding import episode_seed
+
+if TYPE_CHECKING:
+    from playbench.models.pricing import Price
 
 #: typical answer tokens per call for each agent when ``-M max_tokens`` is not given
 TYPICAL_OUTPUT = {"naive": 16, "robust-naive": 24, "few-shot": 16, "cot": 400, "robust-cot": 400,
@@ -36,6 +45,8 @@ CALLS_PER_STEP = {"two-stage": 2}
 PROBE_STEPS = 10
 #: seconds the games' one-time set-ups (``Game.prepare``, run together) may take in a dry run
 PREPARE_BUDGET = 2.0
+#: the shortest prefix providers cache, in tokens (OpenAI, Gemini and most Claude models: 1,024)
+CACHE_MINIMUM = 1024
 
 
 @dataclass
@@ -57,6 +68,11 @@ class TaskEstimate:
     typical_output_tokens: int = 0
     #: False when the requests could not be measured: tokens and cost are left out
     measured: bool = True
+    #: input tokens the provider's prompt cache would serve (read) and store (write), at most and typical
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    typical_cache_read_tokens: int = 0
+    typical_cache_write_tokens: int = 0
 
 
 @dataclass
@@ -66,7 +82,7 @@ class Estimate:
     agent: str
     model: str | None
     tasks: list[TaskEstimate] = field(default_factory=list)
-    price: tuple[float, float] | None = None
+    price: "Price | None" = None
 
     @property
     def episodes(self) -> int:
@@ -98,19 +114,28 @@ class Estimate:
         """The tasks whose requests could not be measured (left out of tokens and cost)."""
         return [t.task for t in self.tasks if not t.measured]
 
-    def cost_usd(self, task: TaskEstimate | None = None, typical: bool = False) -> float | None:
+    @property
+    def cache_read_tokens(self) -> int:
+        """Input tokens of the whole run the provider's prompt cache would serve (at most steps)."""
+        return sum(t.cache_read_tokens for t in self.tasks)
+
+    def cost_usd(self, task: TaskEstimate | None = None, typical: bool = False, cached: bool = False,
+                 batch: bool = False) -> float | None:
         """Estimated cost in dollars of one task or the whole run (None without a price).
 
         ``typical``: with episodes of typical length; else every episode at its step limit (at most).
+        ``cached``: the prompt-cache reads and writes at their prices; ``batch``: at the provider's batch rate.
         """
+        from playbench.models.pricing import token_cost_usd
+
         if self.price is None:
             return None
         rows = [task] if task else self.tasks
-        if typical:
-            tin, tout = sum(t.typical_input_tokens for t in rows), sum(t.typical_output_tokens for t in rows)
-        else:
-            tin, tout = sum(t.input_tokens for t in rows), sum(t.output_tokens for t in rows)
-        return (tin * self.price[0] + tout * self.price[1]) / 1e6
+        pre = "typical_" if typical else ""
+        tin, tout = (sum(getattr(t, f"{pre}{k}") for t in rows) for k in ("input_tokens", "output_tokens"))
+        read = sum(getattr(t, f"{pre}cache_read_tokens") for t in rows) if cached else 0
+        write = sum(getattr(t, f"{pre}cache_write_tokens") for t in rows) if cached else 0
+        return token_cost_usd(self.price, tin, tout, read, write, batch)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form of the estimate."""
@@ -118,8 +143,12 @@ class Estimate:
                 "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
                 "cost_usd": self.cost_usd(), "typical_calls": self.typical_calls,
                 "typical_cost_usd": self.cost_usd(typical=True), "unmeasured": self.unmeasured,
-                "tasks": [{**t.__dict__, "cost_usd": self.cost_usd(t), "typical_cost_usd": self.cost_usd(t, True)}
-                          for t in self.tasks]}
+                "cache_read_tokens": self.cache_read_tokens, "cached_cost_usd": self.cost_usd(cached=True),
+                "typical_cached_cost_usd": self.cost_usd(typical=True, cached=True),
+                "batch_cost_usd": self.cost_usd(batch=True),
+                "tasks": [{**t.__dict__, "cost_usd": self.cost_usd(t), "typical_cost_usd": self.cost_usd(t, True),
+                           "cached_cost_usd": self.cost_usd(t, cached=True),
+                           "batch_cost_usd": self.cost_usd(t, batch=True)} for t in self.tasks]}
 
 
 def _prepare_all(games: list[Any], budget: float) -> list[bool]:
@@ -190,11 +219,12 @@ def _message_tokens(messages: list[dict[str, Any]]) -> int:
 
 
 def probe_requests(task_id: str, params: dict[str, Any], agent: str, agent_params: dict[str, Any], seed: int,
-                   steps: int | None) -> list[int] | None:
+                   steps: int | None, requests: list[list[dict[str, Any]]] | None = None) -> list[int] | None:
     """Input tokens of each request the agent sends in the first ``PROBE_STEPS`` steps of episode 0.
 
     Played against the offline mock model in a temporary run directory (deleted afterwards); None when the
-    probe cannot run (the caller then counts the first observation).
+    probe cannot run (the caller then counts the first observation). ``requests``, when given, receives
+    each request's messages.
     """
     import tempfile
 
@@ -215,6 +245,8 @@ def probe_requests(task_id: str, params: dict[str, Any], agent: str, agent_param
                 for step in run.read_trajectory(record):
                     if step.messages:
                         out.append(_message_tokens(step.messages))
+                        if requests is not None:
+                            requests.append(step.messages)
             return out[: PROBE_STEPS * CALLS_PER_STEP.get(agent, 1)] or None
     except Exception:
         return None
@@ -225,6 +257,61 @@ def _per_call(measured: list[int], calls: int) -> int:
     if calls <= len(measured):
         return round(sum(measured[:calls]) / max(1, calls))
     return round((sum(measured) + (calls - len(measured)) * measured[-1]) / calls)
+
+
+def cache_use(requests: list[list[dict[str, Any]]], model: str, config: Any) -> list[tuple[int, int, int]]:
+    """(tokens, read, written) of each request replayed through the provider's prompt cache (simulated).
+
+    Anthropic's requests are built with their breakpoints (none with ``-M cache_prompt=false``); the others
+    cache every prefix by themselves. Prefixes under ``CACHE_MINIMUM`` tokens are not cached. Empty for the mock.
+    """
+    from playbench.models.prefixcache import PromptCache, request_blocks
+    from playbench.models.providers.anthropic import AnthropicProvider
+    from playbench.models.tokens import count_tokens
+    from playbench.models.types import Message
+
+    provider = model.partition("/")[0]
+    if provider == "mock":
+        return []
+    cache = PromptCache(explicit=provider == "anthropic", minimum=CACHE_MINIMUM, count=count_tokens)
+    out = []
+    for messages in requests:
+        wire = [Message(str(m.get("role", "user")), c if isinstance(c := m.get("content"), str) else json.dumps(c))
+                for m in messages]
+        if provider == "anthropic":
+            body, fmt = AnthropicProvider("m", "http://127.0.0.1", None).request(wire, config)[2], "anthropic"
+        else:
+            body, fmt = {"messages": [{"role": m.role, "content": m.content} for m in wire]}, "openai"
+        out.append(cache.use(request_blocks(fmt, body)))
+    return out
+
+
+def _stages(request: list[dict[str, Any]], per_step: int) -> list[list[dict[str, Any]]]:
+    """A step's requests rebuilt from the last one it records (two-stage): cut after each earlier question, then whole."""
+    users = [i for i, m in enumerate(request) if m.get("role") == "user"]
+    return [request[: i + 1] for i in users[: per_step - 1]] + [request]
+
+
+def _cache_ratios(rows: list[tuple[int, int, int]], per_step: int, calls: int) -> tuple[float, float]:
+    """(share of input read, share written) over an episode of ``calls`` calls, ``per_step`` calls a step.
+
+    The probe's calls count as measured; later ones are taken to reuse no more than the probe's least-reusing
+    later step and, where anything was written, to write all the rest (a window that slides, like BALROG's,
+    keeps only its stable beginning): a cost not understated.
+    """
+    rows = rows[:calls]
+    total = sum(t for t, _, _ in rows)
+    if not total:
+        return 0.0, 0.0
+    read, written = sum(r for _, r, _ in rows), sum(w for _, _, w in rows)
+    if calls > len(rows):
+        steps = [rows[i:i + per_step] for i in range(0, len(rows), per_step)]
+        later = [step for step in steps[1:] if sum(t for t, _, _ in step)] or steps
+        tail_read = min(sum(r for _, r, _ in step) / max(1, sum(t for t, _, _ in step)) for step in later)
+        tail_write = (1 - tail_read) if written else 0.0
+        tail = (calls - len(rows)) * total / len(rows)  # as long as the measured calls on average
+        read, written, total = read + tail * tail_read, written + tail * tail_write, total + tail
+    return read / total, written / total
 
 
 def estimate(tasks: tuple[str, ...] | list[str], agent: str | None = None, model: str | None = None,
@@ -283,12 +370,20 @@ def estimate(tasks: tuple[str, ...] | list[str], agent: str | None = None, model
         calls = spec.episodes * (steps or 0) * per_step
         typical_calls = spec.episodes * (typical or 0) * per_step
         typical_per_call = per_call
+        cached = {"at_most": (0.0, 0.0), "typical": (0.0, 0.0)}
         if per_step and steps and not slow:
+            requests: list[list[dict[str, Any]]] = []
             measured = probe_requests(spec.id, spec.params, config.agent, dict(config.agent_params), config.seed,
-                                      steps)
+                                      steps, requests)
             if measured:
                 per_call = _per_call(measured, steps * per_step)
                 typical_per_call = _per_call(measured, (typical or steps) * per_step)
+                if config.model and gen is not None:
+                    if per_step > 1:
+                        requests = [part for r in requests for part in _stages(r, per_step)]
+                    rows = cache_use(requests[: len(measured) * per_step], config.model, gen)
+                    cached = {"at_most": _cache_ratios(rows, per_step, steps * per_step),
+                              "typical": _cache_ratios(rows, per_step, (typical or steps) * per_step)}
             elif note is None:
                 note = "requests not measured (the probe did not run): first observation counted"
         if steps is None and per_step and note is None:
@@ -300,5 +395,11 @@ def estimate(tasks: tuple[str, ...] | list[str], agent: str | None = None, model
                                       typical_steps=typical, typical_calls=typical_calls,
                                       typical_input_tokens=typical_calls * (typical_per_call or 0),
                                       typical_output_tokens=0 if slow else typical_calls * answer,
-                                      measured=not slow or not per_step))
+                                      measured=not slow or not per_step,
+                                      cache_read_tokens=round(calls * (per_call or 0) * cached["at_most"][0]),
+                                      cache_write_tokens=round(calls * (per_call or 0) * cached["at_most"][1]),
+                                      typical_cache_read_tokens=round(typical_calls * (typical_per_call or 0)
+                                                                      * cached["typical"][0]),
+                                      typical_cache_write_tokens=round(typical_calls * (typical_per_call or 0)
+                                                                       * cached["typical"][1])))
     return out

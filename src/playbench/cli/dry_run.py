@@ -11,6 +11,11 @@ from playbench.cli.common import console, fmt_cost, fmt_count, id_width, plain, 
 from playbench.core.errors import PlaybenchError
 
 
+def _share(part: int, whole: int) -> str:
+    """``41%``, or ``-`` when there is no input to share."""
+    return f"{part / whole:.0%}" if whole else "-"
+
+
 def dry_run(tasks: tuple[str, ...], params: dict[str, Any]) -> None:
     """Estimate the run ``eval`` was asked for and print it as a table (PlaybenchError for a bad request)."""
     if params.get("resume"):
@@ -20,10 +25,11 @@ def dry_run(tasks: tuple[str, ...], params: dict[str, Any]) -> None:
                    agent_params=params.get("agent_args"), model_params=params.get("model_args"))
     who = f"{est.model} + {est.agent}" if est.model else est.agent
     table = Table(title=Text.assemble("dry run: ", plain(who), " (nothing is called)"), box=box.SIMPLE_HEAD,
-                  caption="calls ≤ episodes × steps; input: measured on a mock-model probe")
+                  caption="calls ≤ episodes × steps; input: measured on a mock-model probe; cache: share of input "
+                          "a provider's prompt cache would serve")
     rows = wrap_ids(split_ids([t.task for t in est.tasks]), 22)
     table.add_column("task", overflow="fold", min_width=id_width(rows, cap=22))
-    for col in ("eps", "steps", "calls", "input tok", "output tok", "cost"):
+    for col in ("eps", "steps", "calls", "input tok", "output tok", "cost", "cache"):
         table.add_column(col, justify="right", no_wrap=True)
     by_id = {t.task: t for t in est.tasks}
     for tid, shown in rows:
@@ -32,9 +38,10 @@ def dry_run(tasks: tuple[str, ...], params: dict[str, Any]) -> None:
             continue
         t = by_id[tid]
         table.add_row(plain_lines(shown), str(t.episodes), "-" if t.steps is None else str(t.steps), fmt_count(t.calls), fmt_count(t.input_tokens), fmt_count(t.output_tokens),
-                      fmt_cost(est.cost_usd(t)))
+                      fmt_cost(est.cost_usd(t)), _share(t.cache_read_tokens, t.input_tokens))
     table.add_row("total", str(est.episodes), "", fmt_count(est.calls), fmt_count(est.input_tokens),
-                  fmt_count(est.output_tokens), fmt_cost(est.cost_usd()), style="bold")
+                  fmt_count(est.output_tokens), fmt_cost(est.cost_usd()), _share(est.cache_read_tokens, est.input_tokens),
+                  style="bold")
     console.print(table)
     for t in est.tasks:
         if t.note:
@@ -50,6 +57,9 @@ def dry_run(tasks: tuple[str, ...], params: dict[str, Any]) -> None:
     if est.model and est.price is not None:
         console.print(f"cost: typical ~{fmt_cost(est.cost_usd(typical=True))}, "
                       f"at most {fmt_cost(est.cost_usd())}{left_out}", style="bold")
+        console.print(f"with the provider's prompt cache: typical ~{fmt_cost(est.cost_usd(typical=True, cached=True))}, "
+                      f"at most {fmt_cost(est.cost_usd(cached=True))}; batch ~{fmt_cost(est.cost_usd(batch=True))} "
+                      f"(at most, at the batch discount)")
     if est.model and est.price is None:
         console.print("cost: no list price known for this model; give -M price_input=USD -M price_output=USD "
                       "(per million tokens)", style="yellow")
