@@ -182,7 +182,7 @@ def _step_limit(task: Any, params: Any, game: Any) -> int | None:
     return None
 
 
-def _first_request_tokens(task: Any, params: Any, seed: int, game: Any) -> tuple[int | None, int, None]:
+def _first_request_tokens(task: Any, params: Any, seed: int, game: Any) -> tuple[int | None, int, str | None]:
     """(step limit, tokens of the first request, no note) from ``game`` (prepared) on episode 0's seed."""
     from playbench.models.tokens import count_tokens
 
