@@ -183,7 +183,7 @@ def _step_limit(task: Any, params: Any, game: Any) -> int | None:
 
 
 def _first_request_tokens(task: Any, params: Any, seed: int, game: Any) -> tuple[int | None, int, str | None]:
-    """(step limit, tokens of the first request, no note) from ``game`` (prepared) on episode 0's seed."""
+    """(step limit, tokens of the first request, note: none) from ``game`` (prepared) on episode 0's seed."""
     from playbench.models.tokens import count_tokens
 
     obs, info = game.reset(seed=episode_seed(seed, task.id, 0))
@@ -348,6 +348,7 @@ def estimate(tasks: tuple[str, ...] | list[str], agent: str | None = None, model
     prepared = dict(zip(map(id, made), _prepare_all(made, PREPARE_BUDGET), strict=True))
     for (spec, task), params, game in zip(picked, params_of, games, strict=True):
         slow = False
+        note: str | None
         try:
             if isinstance(game, Exception):
                 raise game
