@@ -303,14 +303,15 @@ def _cache_ratios(rows: list[tuple[int, int, int]], per_step: int, calls: int) -
     total = sum(t for t, _, _ in rows)
     if not total:
         return 0.0, 0.0
-    read, written = sum(r for _, r, _ in rows), sum(w for _, _, w in rows)
+    read, written = float(sum(r for _, r, _ in rows)), float(sum(w for _, _, w in rows))
     if calls > len(rows):
         steps = [rows[i:i + per_step] for i in range(0, len(rows), per_step)]
         later = [step for step in steps[1:] if sum(t for t, _, _ in step)] or steps
         tail_read = min(sum(r for _, r, _ in step) / max(1, sum(t for t, _, _ in step)) for step in later)
         tail_write = (1 - tail_read) if written else 0.0
         tail = (calls - len(rows)) * total / len(rows)  # as long as the measured calls on average
-        read, written, total = read + tail * tail_read, written + tail * tail_write, total + tail
+        read, written = read + tail * tail_read, written + tail * tail_write
+        return read / (total + tail), written / (total + tail)
     return read / total, written / total
 
 
