@@ -12,6 +12,8 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from playbench.core.errors import PlaybenchError
 from playbench.core.seeding import episode_seed
 from playbench.inspect import suite_summary
+from playbench.inspect.messages import message_dicts
+from playbench.rl import ChatEnv
 
 INSPECT = Path(sys.executable).with_name("inspect")
 
@@ -82,3 +84,29 @@ def test_installed_inspect_is_in_the_extras_range_and_the_entry_point_is_registe
     assert extra.specifier.contains(version("inspect-ai")), (extra, version("inspect-ai"))
     [point] = [e for e in entry_points(group="inspect_ai") if e.name == "playbench"]
     assert point.value == "playbench.inspect.tasks"
+
+
+def test_images_reach_inspect_as_png_data_uris(tmp_path: Path) -> None:
+    import base64
+    import hashlib
+
+    from inspect_ai.log import resolve_sample_attachments
+    from inspect_ai.model import ContentImage, ContentText
+
+    [log] = inspect_eval("playbench/balrog", task_args={"task": "balrog/babyai/goto", "episodes": 1, "images": True,
+                                                        "max_steps": 2},
+                         model="mockllm/model", display="none", log_dir=str(tmp_path))
+    assert log.status == "success" and log.samples is not None
+    sample = resolve_sample_attachments(log.samples[0])
+    [event, _] = [e for e in sample.events if e.event == "model"]
+    last = event.input[-1]
+    env = ChatEnv("balrog/babyai/goto", index=0, seed=0, task_params={"images": True, "max_steps": 2})
+    first = env.reset()
+    env.close()
+    assert message_dicts(event.input)[-1]["content"] == first[-1]["content"]
+    assert isinstance(last.content, list) and isinstance(last.content[0], ContentText)
+    [image] = [c for c in last.content if isinstance(c, ContentImage)]
+    assert image.image.startswith("data:image/png;base64,")
+    png = base64.b64decode(image.image.split(",", 1)[1])
+    assert png.startswith(b"\x89PNG")
+    assert hashlib.sha256(png).hexdigest()[:16] == first[-1]["images"][0]["sha256"]  # the frame ChatEnv's request holds
