@@ -1,7 +1,7 @@
 """Demonstrations for the few-shot agent (specs/balrog.md §3.5): BALROG's records or playbench runs.
 
-``-A demos=PATH`` is either BALROG's own ``records`` folder (``<env>/<task>/**/*.npz``, read by
-``balrog_records``; a download, not available offline) or a playbench run directory or folder of runs
+``-A demos=PATH`` is either BALROG's own ``records`` folder (``<env>/<task>/**/*.npz``, read by the
+suite's ``demos`` hook, ``suites/balrog/records.py``; a download, not available offline) or a playbench run directory or folder of runs
 (typically of a reference agent such as ``oracle``), where every ``ok`` episode of the same task is a demo.
 """
 
@@ -10,8 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from playbench.agents import balrog_records
 from playbench.agents.prompts import balrog
+from playbench.core import registry
 from playbench.core.errors import PlaybenchError
 from playbench.log.read import find_runs, read_run
 from playbench.models.types import Message
@@ -34,18 +34,16 @@ MISSING = ("few-shot needs demonstrations: -A demos=PATH, either BALROG's record
            "not available offline) or a playbench run of a reference agent (e.g. 'playbench eval TASK --agent oracle')")
 
 
-def _load_records(root: Path) -> dict[str, list[Demo]]:
-    """BALROG's records of every BALROG task found under ``root``, by playbench task id."""
-    from playbench.suites.balrog.facts import TASKS
-    from playbench.suites.balrog.submission import original_name
-
-    found: dict[str, list[Demo]] = {}
-    for row in TASKS:
-        env, name = original_name(row.id)
-        for path in balrog_records.record_files(root, env, name):
-            seed, steps = balrog_records.read_record(path)
-            found.setdefault(row.id, []).append(Demo(row.id, seed, tuple(steps), original=True))
-    return found
+def _load_records(root: Path) -> dict[str, list[Demo]] | None:
+    """A suite's own demonstration records under ``root`` (its ``demos`` hook), by task id; None: none there."""
+    for declarations in registry.suites().values():
+        for suite in declarations:
+            reader = suite.demo_reader()
+            found = None if reader is None else reader(root)
+            if found is not None:
+                return {task: [Demo(task, seed, tuple(steps), original=True) for seed, steps in episodes]
+                        for task, episodes in found.items()}
+    return None
 
 
 @lru_cache(maxsize=8)
@@ -55,8 +53,9 @@ def load_demos(path: str) -> dict[str, tuple[Demo, ...]]:
     if not root.exists():
         raise PlaybenchError(f"demonstrations folder {path} does not exist")
     runs = find_runs(root)
-    if not runs and balrog_records.is_records_folder(root):
-        return {task: tuple(demos) for task, demos in _load_records(root).items()}
+    records = None if runs else _load_records(root)
+    if records is not None:
+        return {task: tuple(demos) for task, demos in records.items()}
     if not runs:
         raise PlaybenchError(f"{path} holds no playbench run (no run.json) and no BALROG record "
                              f"(<env>/<task>/**/*.npz). {MISSING}")

@@ -6,7 +6,8 @@ reads it (see ``registry.load_suites``). Nothing registers itself as a side effe
 The hooks are named, not imported: ``summary="package.module:NAME"`` names a ``SummaryHooks`` object and
 ``pictures=...`` a ``PictureHooks`` one, imported on first use (as Gymnasium's ``"module:Name"`` entry
 points), so listing tasks loads no report code, and a suite declared outside playbench
-(``PLAYBENCH_SUITES``) brings its own.
+(``PLAYBENCH_SUITES``) brings its own. ``demos=...`` names the reader of the suite's own demonstration
+records (BALROG's ``.npz``), which the few-shot agent calls without importing any suite.
 """
 
 import functools
@@ -14,7 +15,8 @@ import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import Any, TypeVar, cast
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.figures import Figure, RunSummary
@@ -99,6 +101,11 @@ class PictureHooks:
     step_picture: Callable[[EpisodeRecord, StepRecord], str | None] = _no_step_picture
 
 
+#: A suite's ``demos`` hook: its demonstration records under a folder, by task id, each ``(seed, steps)``
+#: with steps (observation, action) pairs; None when the folder holds none of that suite's records.
+DemoReader = Callable[[Path], dict[str, list[tuple[int, list[tuple[str, str]]]]] | None]
+
+
 # "package.module:NAME", as an entry point names an object
 _HOOK = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
 
@@ -124,7 +131,8 @@ class Suite:
 
     ``tasks`` are built from the suite's facts table (each ``Task.facts`` is its row); ``check_facts``
     names what a task lacks for the suite's report (an empty list when it has every fact); ``summary`` and
-    ``pictures`` name the suite's ``SummaryHooks`` and ``PictureHooks`` as ``"module:NAME"`` (None: none).
+    ``pictures`` name the suite's ``SummaryHooks`` and ``PictureHooks`` as ``"module:NAME"`` (None: none),
+    ``demos`` its ``DemoReader``.
     """
 
     name: str
@@ -133,9 +141,10 @@ class Suite:
     check_facts: Callable[[Task], list[str]] = field(default=_no_check)
     summary: str | None = None
     pictures: str | None = None
+    demos: str | None = None
 
     def __post_init__(self) -> None:
-        for kind, spec in (("summary", self.summary), ("pictures", self.pictures)):
+        for kind, spec in (("summary", self.summary), ("pictures", self.pictures), ("demos", self.demos)):
             if spec is not None and not _HOOK.fullmatch(spec):
                 raise PlaybenchError(f"suite {self.name!r}: {kind}={spec!r} is not 'package.module:NAME'")
 
@@ -146,6 +155,15 @@ class Suite:
     def picture_hooks(self) -> PictureHooks | None:
         """The suite's picture hooks, imported on first use (None when it declares none)."""
         return None if self.pictures is None else _hooks(self.pictures, PictureHooks)
+
+    def demo_reader(self) -> DemoReader | None:
+        """The suite's reader of its own demonstration records, imported on first use (None: it has none)."""
+        if self.demos is None:
+            return None
+        reader = load_hook(self.demos)
+        if not callable(reader):
+            raise PlaybenchError(f"hook {self.demos!r} is a {type(reader).__name__}, not a function")
+        return cast(DemoReader, reader)
 
 
 H = TypeVar("H", SummaryHooks, PictureHooks)

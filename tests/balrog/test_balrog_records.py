@@ -6,12 +6,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from playbench.agents.balrog_records import read_record, record_files, record_seed
 from playbench.agents.few_shot import load_demos
 from playbench.agents.registry import get_agent
 from playbench.agents.strategies import preflight
 from playbench.core.errors import PlaybenchError
 from playbench.core.registry import get_task
+from playbench.suites.balrog.records import read_record, record_files, record_seed
 
 
 def _save(path: Path, observations: list[str], actions: list[str], dones: list[bool], **extra) -> Path:

@@ -1,5 +1,7 @@
 """BALROG's demonstration records (``.npz``), read without running any code they could hold.
 
+The suite's ``demos`` hook (``read_demos``): the few-shot agent reads them through it, knowing no suite.
+
 BALROG's few-shot agent reads ``records/<env>/<task>/**/*.npz`` (``balrog/dataset.py``), recorded by
 balrog-ai/balrog-demo's ``EpisodeRecorder``: one array per key over the episode's transitions, the first
 transition being the reset (its action a zero placeholder), the others ``action``, the observation's
@@ -24,6 +26,8 @@ from typing import Any
 import numpy as np
 
 from playbench.core.errors import PlaybenchError
+from playbench.suites.balrog.facts import TASKS
+from playbench.suites.balrog.submission import original_name
 
 #: The only globals a record's pickle may name: numpy rebuilding an array, its dtype and its scalars.
 _ALLOWED = {
@@ -122,3 +126,15 @@ def record_files(root: Path, env: str, task: str) -> list[Path]:
 def is_records_folder(root: Path) -> bool:
     """A folder laid out as BALROG's ``records`` (some ``<env>/<task>/**/*.npz``)."""
     return Path(root).is_dir() and any(Path(root).glob("*/**/*.npz"))
+
+
+def read_demos(root: Path) -> dict[str, list[tuple[int, list[tuple[str, str]]]]] | None:
+    """The records under ``root`` by task id, each ``(seed, steps)``; None if ``root`` is no records folder."""
+    if not is_records_folder(root):
+        return None
+    found: dict[str, list[tuple[int, list[tuple[str, str]]]]] = {}
+    for row in TASKS:
+        env, name = original_name(row.id)
+        for path in record_files(root, env, name):
+            found.setdefault(row.id, []).append(read_record(path))
+    return found
