@@ -11,3 +11,6 @@ python3 -m venv "$venv"
 # minihack 0.1.6 without deps (its `nle==0.9.0` pin would try to build plain nle from source, which fails).
 # (balrog-nle and gym come with the [nethack] extra, which both `all` and `demo` hold.)
 "$venv/bin/python" -m pip install -q --no-deps minihack==0.1.6
+# OpenEnv for tests/rl/test_openenv.py, without its web UI's gradio (which caps pillow below 13); its other
+# needs are in the test extra (see the [openenv] extra in pyproject.toml).
+case ",$extras," in *,test,*) "$venv/bin/python" -m pip install -q --no-deps "openenv-core>=0.3,<0.4" ;; esac

@@ -18,7 +18,7 @@ Two forms of conversation (``history``):
   are the benchmark's; the prompts are not (they are what the hubs' ports send).
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 import verifiers.v1 as vf
@@ -204,7 +204,7 @@ class PlaybenchEnv(vf.Env[PlaybenchEnvConfig]):
                 await env.aclose()
 
 
-def load_environment(tasks: str | list[str] = (), episodes: int = 1, seed: int = 0, agent: str = "naive",
+def load_environment(tasks: str | Sequence[str] = (), episodes: int = 1, seed: int = 0, agent: str = "naive",
                      history: History = "window", shaping: bool = False, task_params: dict[str, Any] | None = None,
                      agent_params: dict[str, Any] | None = None, model: str = DEFAULT_MODEL,
                      **params: Any) -> PlaybenchEnv:
