@@ -44,7 +44,7 @@ def open_runs(paths: tuple[str, ...]) -> list[RunLog]:
     return [read_run(p) for p in paths]
 
 
-def fmt_stat(stat: dict, digits: int = 3) -> str:
+def fmt_stat(stat: dict[str, Any], digits: int = 3) -> str:
     """``mean ± stderr`` for a summary dict, ``-`` when empty."""
     if stat.get("mean") is None:
         return "-"
@@ -65,7 +65,7 @@ def fmt_num(x: float) -> str:
     return f"{x:.3f}"
 
 
-def fmt_short(stat: dict) -> str:
+def fmt_short(stat: dict[str, Any]) -> str:
     """``mean ± SE`` in about three significant digits (for tables that must fit 80 columns)."""
     if stat.get("mean") is None:
         return "-"
@@ -74,7 +74,7 @@ def fmt_short(stat: dict) -> str:
     return f"{fmt_num(stat['mean'])} ± {fmt_num(stat['stderr'])}"
 
 
-def fmt_ci(stat: dict) -> str:
+def fmt_ci(stat: dict[str, Any]) -> str:
     """A summary's 95% interval as ``lo–hi``, ``-`` when it has none."""
     lo, hi = stat.get("ci95") or (None, None)
     if lo is None or hi is None:

@@ -56,7 +56,7 @@ _DISPLAY = {"tasks", "quiet", "write_view", "dry_run"}
               help="Print the episodes, model calls, tokens and cost the run would take; call nothing.")
 @click.option("--view", "write_view", is_flag=True, help="Also write the HTML viewer into RUN/view.")
 @click.pass_context
-def command(ctx: click.Context, tasks: tuple[str, ...], quiet: bool, write_view: bool, dry_run: bool,
+def command(ctx: click.Context, /, tasks: tuple[str, ...], quiet: bool, write_view: bool, dry_run: bool,
             **_: object) -> None:
     """Run TASKS (ids, aliases or groups) and record every episode."""
     if dry_run:

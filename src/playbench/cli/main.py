@@ -65,7 +65,8 @@ class LazyGroup(click.Group):
         """Import the command's module only now."""
         if cmd_name not in _available():
             return None
-        return importlib.import_module(f"playbench.cli.{COMMANDS[cmd_name]}").command
+        command: click.Command = importlib.import_module(f"playbench.cli.{COMMANDS[cmd_name]}").command
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list of ``--help``, from ``SUMMARIES`` (a command missing there is imported)."""

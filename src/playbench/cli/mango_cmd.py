@@ -2,7 +2,7 @@
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import click
 
@@ -97,7 +97,7 @@ def score(results_dir: Path, data_dir: Path | None, compat: bool, as_json: bool,
     _print(summaries, mode)
 
 
-def _official(by_set: dict[str, list[dict]], output: Path | None) -> None:
+def _official(by_set: dict[str, list[dict[str, Any]]], output: Path | None) -> None:
     from playbench.suites.mango.aggregate import official_summary
 
     out = {s: official_summary(rs) for s, rs in by_set.items()}
@@ -112,7 +112,7 @@ def _official(by_set: dict[str, list[dict]], output: Path | None) -> None:
     click.echo(json.dumps(out[next(iter(out))] if len(out) == 1 else out, indent=2))
 
 
-def _rate(b: dict, key: str) -> str:
+def _rate(b: dict[str, Any], key: str) -> str:
     """A rate over its 95% Wilson interval (second line); ``-`` when nothing was valid."""
     value, ci = b.get(key), (b.get("ci95") or {}).get(key)
     if value is None:
@@ -120,7 +120,7 @@ def _rate(b: dict, key: str) -> str:
     return f"{value:.3f}" if not ci else f"{value:.3f}\n{ci[0]:.2f}–{ci[1]:.2f}"
 
 
-def _print(summaries: dict[str, dict], mode: str) -> None:
+def _print(summaries: dict[str, dict[str, Any]], mode: str) -> None:
     from rich import box
     from rich.table import Table
 

@@ -90,10 +90,10 @@ class ServerStats:
     requests: int = 0
     answers: int = 0  # well-formed answers delivered
     unusable: int = 0  # delivered answers that deliberately name no action
-    faults: Counter = field(default_factory=Counter)
-    formats: Counter = field(default_factory=Counter)
-    auth: Counter = field(default_factory=Counter)  # credentials seen (the value itself, for key tests)
-    shapes: Counter = field(default_factory=Counter)  # wrong shapes sent, by name (all counted as "shape" faults)
+    faults: Counter[str] = field(default_factory=Counter)
+    formats: Counter[str] = field(default_factory=Counter)
+    auth: Counter[str] = field(default_factory=Counter)  # credentials seen (the value itself, for key tests)
+    shapes: Counter[str] = field(default_factory=Counter)  # wrong shapes sent, by name (all counted as "shape" faults)
     queued: int = 0  # with ``slots``: requests now waiting for a slot
     queue_peak: int = 0  # the most that ever waited at once
 

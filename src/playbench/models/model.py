@@ -67,9 +67,9 @@ class ModelStats:
     gave_up: int = 0  # calls that ended in InfraError
     input_tokens: int = 0
     output_tokens: int = 0
-    faults: Counter = field(default_factory=Counter)  # kind -> count
+    faults: Counter[str] = field(default_factory=Counter)  # kind -> count
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """Plain-JSON form."""
         out = {k: getattr(self, k) for k in ("calls", "answers", "attempts", "cache_hits", "gave_up",
                                                "input_tokens", "output_tokens")}

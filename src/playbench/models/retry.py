@@ -22,7 +22,7 @@ class Backoff:
 
     def delay(self, retry: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``retry``."""
-        wait = min(self.cap, self.base * 2 ** (retry - 1)) * (0.5 + 0.5 * self.rng.random())
+        wait: float = min(self.cap, self.base * 2 ** (retry - 1)) * (0.5 + 0.5 * self.rng.random())
         if retry_after is not None:
             wait = max(wait, min(retry_after, self.max_retry_after))
         return wait

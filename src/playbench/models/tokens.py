@@ -1,6 +1,7 @@
 """Token counting for context-window checks (a local BPE; exact for OpenAI models, close for others)."""
 
 from functools import lru_cache
+from typing import Any
 
 from playbench.models.types import Message
 
@@ -9,7 +10,7 @@ _PER_IMAGE = 800  # a rough allowance; providers count images differently
 
 
 @lru_cache(maxsize=1)
-def _encoding():
+def _encoding() -> Any:
     import bpe_openai
 
     return bpe_openai.get_encoding("o200k_base")

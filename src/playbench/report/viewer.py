@@ -146,7 +146,7 @@ def _coverage_text(coverage: dict[str, Any]) -> str:
     text = f"{coverage['recorded']} of {coverage['scheduled']} scheduled episodes recorded"
     if coverage["complete"] and not coverage["unscheduled"]:
         return text + " (complete)"
-    return coverage["note"]
+    return str(coverage["note"])
 
 
 def _params(params: dict[str, Any]) -> str:

@@ -2,6 +2,7 @@
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 from playbench.models.types import Image, Message
 
@@ -31,7 +32,7 @@ class _Event:
     reasoning: str | None = None
     # The message this event rendered to last time, and what it depended on: an event's message rarely
     # changes between steps, so the prompt is rebuilt from these instead of from scratch every step.
-    cached_key: tuple | None = field(default=None, repr=False, compare=False)
+    cached_key: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
     cached_message: Message | None = field(default=None, repr=False, compare=False)
 
 
@@ -43,7 +44,7 @@ class HistoryBuilder:
     max_text_history: int = 16
     max_image_history: int = 1
     max_cot_history: int = 1
-    events: deque = field(init=False)
+    events: deque[_Event] = field(init=False)
     previous_reasoning: str | None = None
     last_short_term: str = ""
     _system_message: Message | None = field(default=None, init=False, repr=False)
@@ -84,7 +85,7 @@ class HistoryBuilder:
                         plans += 1
                     else:
                         ev.reasoning = None
-                key: tuple = ("action", ev.reasoning)
+                key: tuple[Any, ...] = ("action", ev.reasoning)
             else:
                 with_text = texts < self.max_text_history
                 texts += 1
@@ -104,7 +105,7 @@ class HistoryBuilder:
         return body
 
     @staticmethod
-    def _render(ev: _Event, key: tuple) -> Message:
+    def _render(ev: _Event, key: tuple[Any, ...]) -> Message:
         """The message of one event, given what it depends on (``key`` from :meth:`get_prompt`)."""
         if ev.kind == "action":
             return Message("assistant", f"Previous plan:\n{ev.reasoning}" if ev.reasoning is not None else ev.text)
