@@ -31,7 +31,7 @@ COMMANDS = {
 
 
 #: command name -> the first paragraph of its help, so ``playbench --help`` lists the commands without
-#: importing them (``tests/core/test_cli_startup.py`` checks it against each command's own help)
+#: importing them (``tests/cli/test_cli_startup.py`` checks it against each command's own help)
 SUMMARIES = {
     "eval": "Run TASKS (ids, aliases or groups) and record every episode.",
     "list": "List tasks and groups: id, episodes, one-line description, then parameters with their defaults.",

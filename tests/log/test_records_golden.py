@@ -10,7 +10,7 @@ Since then steps live in compact shards (``playbench.log.shard``): a trajectory 
 line's ``trajectory`` (the name of where its steps live) is compared as the first layout's file name.
 
 Regenerate (only when a record format change is intended):
-``PYTHONPATH=src python tests/core/test_records_golden.py``
+``PYTHONPATH=src python tests/log/test_records_golden.py``
 """
 
 import json
