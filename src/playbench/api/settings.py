@@ -17,7 +17,7 @@ from playbench.runner.shard import parse_shard
 #: connection settings and their defaults, in the order ``run.json`` records them
 CONNECTION_DEFAULTS: dict[str, Any] = {"base_url": None, "max_connections": 8, "max_episodes": None, "max_retries": 6,
                                        "timeout": 120.0, "retry_backoff": 1.0, "max_connect_failures": 5,
-                                       "executor": "local", "ray_address": None}
+                                       "executor": "local", "ray_address": None, "batch": False}
 #: every recorded setting (the cache decides results, so a resume may not change it; nor may the shard;
 #: ``label`` is the run's name in reports and plots, display only)
 SETTING_DEFAULTS: dict[str, Any] = {**CONNECTION_DEFAULTS, "cache": False, "shard": None, "label": None}
@@ -33,6 +33,8 @@ def check_settings(settings: dict[str, Any]) -> None:
         raise PlaybenchError("--retry-backoff must be >= 0")
     if settings["max_connect_failures"] < 1:
         raise PlaybenchError("--max-connect-failures must be at least 1")
+    if settings.get("batch") and settings["executor"] == "ray":
+        raise PlaybenchError("--batch goes with the local executor: one process collects the run's batches")
     if settings["executor"] not in EXECUTORS:
         raise PlaybenchError(f"--executor must be one of {', '.join(EXECUTORS)}, got {settings['executor']!r}")
     if settings["executor"] != "ray" and len(base_urls(settings["base_url"])) > 1:
@@ -93,8 +95,9 @@ def confirm_destinations(config: RunConfig, recorded: dict[str, Any], given: set
 
     A run folder may come from anyone, and its ``run.json`` could name a host that would then receive the
     user's key (or, for a Ray cluster, the run's work and answers). A recorded server is used only when it
-    is the provider's default, the one the provider's URL variable (``$OPENAI_BASE_URL`` …) names, or when
-    the caller gives ``base_url`` again; a recorded Ray address only when it is this machine's, the one
+    is the provider's default, the one the provider's URL variable names (its row in the provider table:
+    ``$OPENAI_BASE_URL`` …; ``$<SERVICE>_BASE_URL`` for ``openai-api/<service>/…``), or when the caller gives
+    ``base_url`` again; a recorded Ray address only when it is this machine's, the one
     ``$RAY_ADDRESS`` names, or given again. ``settings`` are those the resume would run with.
 
     Returns the base URL to resume with: the variable's own value when it names the recorded server (the
@@ -106,28 +109,38 @@ def confirm_destinations(config: RunConfig, recorded: dict[str, Any], given: set
         if value is not None and not isinstance(value, str):
             raise PlaybenchError(f"{RUN_JSON}'s settings.{name} is not text: {type(value).__name__}")
     if config.model and url and "base_url" not in given:
-        from playbench.models.factory import default_server, parse_model_name
-
-        default, url_var = default_server(parse_model_name(config.model)[0])
-        from_env = os.environ.get(url_var or "", "").strip()
-        known = {_same(known_url) for known_url in (default, from_env) if known_url}
-        urls = base_urls(url)
-        if from_env and len(urls) == 1 and _same(urls[0]) == _same(from_env):
-            use = from_env  # with the credentials the record could not keep
-        for one in urls:
-            if default is not None and _same(one) not in known:
-                shown = mask_url(one)
-                hint = " (your own credentials in place of ***)" if "***" in (shown or "") else ""
-                raise PlaybenchError(
-                    f"this run's {RUN_JSON} sends requests to {shown}, a server you have not named; nothing was sent: "
-                    f"give --base-url {shown} again{hint} to send requests (and your key) there, or --base-url "
-                    "another server")
+        use = _confirm_server(config.model, url, use)
     if settings.get("executor") == "ray" and address and "ray_address" not in given:
         if address not in _LOCAL_RAY and address != os.environ.get("RAY_ADDRESS"):
             raise PlaybenchError(
                 f"this run's {RUN_JSON} plays its episodes on the Ray cluster at {address}, a cluster you have not "
                 f"named; nothing was sent: give --ray-address {address} again to play there, or --ray-address "
                 "another cluster (or --executor local)")
+    return use
+
+
+def _confirm_server(model: str, url: str, use: str | None) -> str | None:
+    """``use``, or the URL variable's own value when it names the recorded ``url``; refused (PlaybenchError)
+    when ``url`` is neither the provider's default nor the one its URL variable names."""
+    from playbench.models.factory import default_server  # the provider table's row (the mock has no server)
+
+    server = default_server(model)
+    if server is None:
+        return use
+    default, url_var = server
+    from_env = os.environ.get(url_var or "", "").strip()
+    known = {_same(known_url) for known_url in (default, from_env) if known_url}
+    urls = base_urls(url)
+    if from_env and len(urls) == 1 and _same(urls[0]) == _same(from_env):
+        use = from_env  # with the credentials the record could not keep
+    for one in urls:
+        if _same(one) not in known:
+            shown = mask_url(one)
+            hint = " (your own credentials in place of ***)" if "***" in (shown or "") else ""
+            raise PlaybenchError(
+                f"this run's {RUN_JSON} sends requests to {shown}, a server you have not named; nothing was sent: "
+                f"give --base-url {shown} again{hint} to send requests (and your key) there, or --base-url "
+                "another server")
     return use
 
 

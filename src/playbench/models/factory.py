@@ -1,6 +1,7 @@
 """``provider/name`` -> a configured Model (keys from the environment only)."""
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -12,29 +13,42 @@ from playbench.models.providers.base import Provider, split_credentials
 from playbench.models.providers.google import GoogleProvider
 from playbench.models.providers.mock import MockProvider
 from playbench.models.providers.openai import OpenAIProvider
-from playbench.models.redact import credential_setting, mask_url, redact, register_secret, url_secrets
+from playbench.models.providers_table import GENERIC, PROVIDERS, ProviderRow, generic_row, row_key_variables
+from playbench.models.redact import (credential_setting, mask_url, redact, register_secret, url_secrets,
+                                     watch_variable)
 from playbench.models.types import MOCK_KEYS, build_generate_config
 
-#: provider -> (default base URL, URL environment variable, key environment variables, fallback key)
-PROVIDERS: dict[str, tuple[str, str | None, tuple[str, ...], str | None]] = {
-    "openai": ("https://api.openai.com/v1", "OPENAI_BASE_URL", ("OPENAI_API_KEY",), None),
-    "vllm": ("http://localhost:8000/v1", "VLLM_BASE_URL", ("VLLM_API_KEY",), "EMPTY"),
-    "ollama": ("http://localhost:11434/v1", "OLLAMA_BASE_URL", ("OLLAMA_API_KEY",), "ollama"),
-    "anthropic": ("https://api.anthropic.com", "ANTHROPIC_BASE_URL", ("ANTHROPIC_API_KEY",), None),
-    "google": ("https://generativelanguage.googleapis.com", "GOOGLE_GEMINI_BASE_URL",
-               ("GEMINI_API_KEY", "GOOGLE_API_KEY"), None),
-    "mock": ("mock://", None, (), None),
-}
+#: the service name of ``openai-api/<service>/<model>``: it names environment variables
+_SERVICE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
 def parse_model_name(name: str) -> tuple[str, str]:
-    """``"openai/gpt-4o"`` -> ``("openai", "gpt-4o")``; anything else is a PlaybenchError."""
+    """``"openai/gpt-4o"`` -> ``("openai", "gpt-4o")``; anything else is a PlaybenchError.
+
+    The generic form keeps its service: ``"openai-api/together/m"`` -> ``("openai-api", "together/m")``.
+    """
     provider, sep, model = name.partition("/")
     if not sep or not model:
         raise PlaybenchError(f"--model expects provider/name (e.g. openai/gpt-4o or mock/demo), got {name!r}")
-    if provider not in PROVIDERS:
-        raise PlaybenchError(f"unknown model provider {provider!r}; known: {', '.join(PROVIDERS)}")
+    if provider == GENERIC:
+        service, sep, served = model.partition("/")
+        if not sep or not served or not _SERVICE.fullmatch(service):
+            raise PlaybenchError(f"--model {GENERIC}/SERVICE/NAME expects a service name of letters, digits, - and _ "
+                                 f"and a model name (e.g. {GENERIC}/together/meta-llama/Llama-3-8b), got {name!r}")
+    elif provider not in PROVIDERS:
+        raise PlaybenchError(f"unknown model provider {provider!r}; known: {', '.join(PROVIDERS)}, "
+                             f"or {GENERIC}/SERVICE for any OpenAI-compatible service")
     return provider, model
+
+
+def provider_row(name: str) -> tuple[ProviderRow, str]:
+    """The table row of model ``provider/name`` (made from the service for the generic form) and the name
+    its server knows the model by."""
+    provider, model = parse_model_name(name)
+    if provider == GENERIC:
+        service, _, served = model.partition("/")
+        return generic_row(service), served
+    return ProviderRow(*PROVIDERS[provider]), model
 
 
 def create_model(name: str, params: Mapping[str, Any] | None = None, settings: ModelSettings | None = None) -> Model:
@@ -53,15 +67,19 @@ def create_model(name: str, params: Mapping[str, Any] | None = None, settings: M
     if provider_name == "mock":
         provider = MockProvider(model, config)
     else:
-        provider = _http_provider(name, provider_name, model, settings)
+        provider = _http_provider(name, provider_name, settings)
     provider.check_config(config)
     return Model(name, provider, config, settings)
 
 
-def _http_provider(name: str, provider_name: str, model: str, settings: ModelSettings) -> Provider:
+def _http_provider(name: str, provider_name: str, settings: ModelSettings) -> Provider:
     """The provider of an HTTP model: URL checked, key from the environment."""
-    default_url, url_var, key_vars, fallback_key = PROVIDERS[provider_name]
+    (default_url, url_var, key_vars, fallback_key), model = provider_row(name)
+    for var in key_vars:  # a row added at run time, a generic service: its key is hidden as the table's are
+        watch_variable(var)
     url = settings.base_url or (os.environ.get(url_var) if url_var else None) or default_url
+    if url is None:
+        raise PlaybenchError(f"{name} needs its server's URL in ${url_var} (or --base-url)")
     check_base_url(url)
     in_url = url_secrets(url)
     for secret in in_url:  # a key in the URL is hidden wherever a server echoes it
@@ -94,11 +112,12 @@ def check_base_url(url: str) -> None:
 
 def key_variables(model: str | None) -> str:
     """Where the key of ``model``'s provider comes from, in words (``$OPENAI_API_KEY``), for messages."""
-    provider = model.partition("/")[0] if model else ""
-    names = PROVIDERS[provider][2] if provider in PROVIDERS else ()
+    try:
+        names = provider_row(model)[0][2] if model else ()
+    except PlaybenchError:
+        names = ()
     if not names:
-        names = tuple(v for row in PROVIDERS.values() for v in row[2])
-        return "the provider's variable (" + ", ".join(f"${v}" for v in names) + ")"
+        return "the provider's variable (" + ", ".join(f"${v}" for v in row_key_variables()) + ")"
     return " or ".join(f"${v}" for v in names)
 
 
@@ -128,7 +147,10 @@ def destination(model: Model) -> str:
     return f"model {model.name}: requests go to {url} with {sent}"
 
 
-def default_server(provider: str) -> tuple[str | None, str | None]:
-    """(the provider's default base URL, the environment variable naming another) — None for the mock."""
-    default_url, url_var, _, _ = PROVIDERS[provider]
-    return (None, None) if provider == "mock" else (default_url, url_var)
+def default_server(model: str) -> tuple[str | None, str | None] | None:
+    """(the default base URL of ``model``'s provider or None, the environment variable naming another);
+    None for the mock, which has no server."""
+    if parse_model_name(model)[0] == "mock":
+        return None
+    default_url, url_var = provider_row(model)[0][:2]
+    return default_url, url_var

@@ -7,15 +7,17 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-#: Environment variables that may hold secrets; their values are redacted wherever they appear.
-KEY_VARIABLES = (
-    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "VLLM_API_KEY", "OLLAMA_API_KEY",
-)
+from playbench.models.providers_table import row_key_variables
+
+#: Environment variables that may hold secrets: every provider row's key variables (``providers_table``);
+#: their values are redacted wherever they appear. ``watch_variable`` adds more (a generic service's).
+KEY_VARIABLES = row_key_variables()
 _extra: set[str] = set()
+_watched: list[str] = list(KEY_VARIABLES)
 # Read on every answer, so cheaply: the environment's own mapping (bytes on POSIX) when it has one, and the
 # sorted list recomputed only when a value or the extra secrets change.
 _ENV = getattr(os.environ, "_data", None)
-_ENV_KEYS = tuple(os.environ.encodekey(name) for name in KEY_VARIABLES) if _ENV is not None else ()
+_ENV_KEYS: list[object] = [os.environ.encodekey(name) for name in _watched] if _ENV is not None else []
 _cached: tuple[object, list[str]] = (None, [])
 # Header and query forms keys travel in, in case a server echoes a request back; each with a word it cannot
 # match without (checked on the lowercased text first: most answers hold none of them)
@@ -40,15 +42,25 @@ def register_secret(value: str | None) -> None:
         _cached = (None, [])
 
 
+def watch_variable(name: str) -> None:
+    """Treat environment variable ``name`` as holding a key from now on, as the table's key variables are."""
+    global _cached
+    if name not in _watched:
+        _watched.append(name)
+        if _ENV is not None:
+            _ENV_KEYS.append(os.environ.encodekey(name))
+        _cached = (None, [])
+
+
 def secrets() -> list[str]:
     """Every known secret value, longest first (so overlapping keys are hidden whole)."""
     global _cached
     if _ENV is not None:
         state: object = tuple(_ENV.get(key) for key in _ENV_KEYS)
     else:
-        state = tuple(os.environ.get(name) for name in KEY_VARIABLES)
+        state = tuple(os.environ.get(name) for name in _watched)
     if state != _cached[0]:
-        found = {os.environ.get(name, "") for name in KEY_VARIABLES} | _extra
+        found = {os.environ.get(name, "") for name in _watched} | _extra
         _cached = (state, sorted((s for s in found if len(s) >= 4), key=len, reverse=True))
     return _cached[1]
 
