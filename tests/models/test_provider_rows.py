@@ -19,7 +19,7 @@ from helpers import only_run_dir, run_cli
 from playbench.core.errors import PlaybenchError
 from playbench.log import read_run
 from playbench.models.fakeserver import FakeServer
-from playbench.models.providers_table import PROVIDERS, ProviderRow
+from playbench.models.providers_table import PROVIDERS
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "adding-a-task.md"

@@ -120,8 +120,10 @@ def confirm_destinations(config: RunConfig, recorded: dict[str, Any], given: set
 
 
 def _confirm_server(model: str, url: str, use: str | None) -> str | None:
-    """``use``, or the URL variable's own value when it names the recorded ``url``; refused (PlaybenchError)
-    when ``url`` is neither the provider's default nor the one its URL variable names."""
+    """``use``, or the URL variable's own value when it names the recorded ``url``.
+
+    Refused (PlaybenchError) when ``url`` is neither the provider's default nor the one its URL variable names.
+    """
     from playbench.models.factory import default_server  # the provider table's row (the mock has no server)
 
     server = default_server(model)

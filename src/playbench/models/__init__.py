@@ -10,12 +10,13 @@ package) even when no model is used, and the HTTP client (aiohttp) should load o
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from playbench.models.factory import PROVIDERS, create_model, parse_model_name
+    from playbench.models.factory import create_model, parse_model_name
     from playbench.models.model import Model, ModelSettings, ModelStats
+    from playbench.models.providers_table import PROVIDERS
     from playbench.models.types import GenerateConfig, Image, Message, ModelOutput, messages_record
 
 _LAZY = {
-    "PROVIDERS": "factory", "create_model": "factory", "parse_model_name": "factory", "Model": "model",
+    "PROVIDERS": "providers_table", "create_model": "factory", "parse_model_name": "factory", "Model": "model",
     "ModelSettings": "model", "ModelStats": "model", "GenerateConfig": "types", "Image": "types",
     "Message": "types", "ModelOutput": "types", "messages_record": "types",
 }

@@ -14,8 +14,7 @@ from playbench.models.providers.google import GoogleProvider
 from playbench.models.providers.mock import MockProvider
 from playbench.models.providers.openai import OpenAIProvider
 from playbench.models.providers_table import GENERIC, PROVIDERS, ProviderRow, generic_row, row_key_variables
-from playbench.models.redact import (credential_setting, mask_url, redact, register_secret, url_secrets,
-                                     watch_variable)
+from playbench.models.redact import credential_setting, mask_url, redact, register_secret, url_secrets, watch_variable
 from playbench.models.types import MOCK_KEYS, build_generate_config
 
 #: the service name of ``openai-api/<service>/<model>``: it names environment variables
@@ -42,8 +41,10 @@ def parse_model_name(name: str) -> tuple[str, str]:
 
 
 def provider_row(name: str) -> tuple[ProviderRow, str]:
-    """The table row of model ``provider/name`` (made from the service for the generic form) and the name
-    its server knows the model by."""
+    """The table row of model ``provider/name`` and the name its server knows the model by.
+
+    The generic form's row is made from its service: ``openai-api/together/m`` -> ``$TOGETHER_…``, ``m``.
+    """
     provider, model = parse_model_name(name)
     if provider == GENERIC:
         service, _, served = model.partition("/")
@@ -148,8 +149,10 @@ def destination(model: Model) -> str:
 
 
 def default_server(model: str) -> tuple[str | None, str | None] | None:
-    """(the default base URL of ``model``'s provider or None, the environment variable naming another);
-    None for the mock, which has no server."""
+    """(the default base URL of ``model``'s provider or None, the variable naming another server).
+
+    None for the mock, which has no server.
+    """
     if parse_model_name(model)[0] == "mock":
         return None
     default_url, url_var = provider_row(model)[0][:2]
