@@ -190,3 +190,16 @@ def test_resume_confirmation_knows_the_generic_url_variable(clean_env: pytest.Mo
         assert done.complete and _canary_seen(server) - seen == server.stats.requests - before > 0
     assert CANARY.encode() not in _all_bytes(run)
 
+
+
+def test_a_generic_services_key_variable_is_watched_once_its_model_is_made(clean_env: pytest.MonkeyPatch) -> None:
+    from playbench.models import ModelSettings, create_model
+    from playbench.models.redact import redact
+
+    clean_env.setenv("ACME_LABS_BASE_URL", "http://127.0.0.1:9/v1")  # never called: the model is only made
+    clean_env.setenv("ACME_LABS_API_KEY", "sk-acme-first-1")
+    assert redact("sk-acme-second-2") == "sk-acme-second-2"
+    model = create_model("openai-api/acme-labs/m1", {}, ModelSettings())
+    assert model.provider.base_url == "http://127.0.0.1:9/v1" and model.provider.model == "m1"
+    clean_env.setenv("ACME_LABS_API_KEY", "sk-acme-second-2")  # a key changed later is hidden as well
+    assert redact("keys sk-acme-first-1 sk-acme-second-2") == "keys *** ***"
