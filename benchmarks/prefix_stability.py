@@ -10,7 +10,9 @@ its share is taken against the previous episode's request instead (marked ``acro
 provider's cache could reuse between questions that start alike.
 
 Two further columns measure Anthropic's cache with playbench's default breakpoints: each episode's requests
-are built by the Anthropic provider's request builder and replayed through a simulated prefix cache
+are built by the Anthropic provider's request builder, in order and inside the episode (its ledger current,
+as in a run: the history breakpoint only where the request extends the episode's previous one), and
+replayed through a simulated prefix cache
 (:mod:`playbench.models.prefixcache`, 1,024-token minimum, tokens counted with the local tokenizer): *read*
 is the share of input tokens served from the cache, *input cost* the input bill relative to no caching
 (reads at 0.1 times the input price, writes at 1.25 times).
@@ -25,6 +27,7 @@ import time
 from typing import Any
 
 import playbench
+from playbench.core.ledger import CURRENT_EPISODE, EpisodeLedger
 from playbench.log import read_run
 from playbench.models.prefixcache import PromptCache, request_blocks
 from playbench.models.providers.anthropic import AnthropicProvider
@@ -104,11 +107,15 @@ def anthropic_effect(episodes: list[list[list[dict[str, Any]]]]) -> tuple[float,
     provider = AnthropicProvider("claude", "http://127.0.0.1:9", None)
     cache = PromptCache(explicit=True, minimum=MINIMUM, count=count_tokens)  # one cache for the run, as the provider's
     total = read = written = 0
-    for requests in episodes:
-        for request in requests:
-            body = provider.request([Message(m["role"], m["content"]) for m in request], GenerateConfig())[2]
-            t, r, w = cache.use(request_blocks("anthropic", body))
-            total, read, written = total + t, read + r, written + w
+    for index, requests in enumerate(episodes):
+        current = CURRENT_EPISODE.set(EpisodeLedger("benchmark", index))  # the breakpoints depend on the episode
+        try:
+            for request in requests:
+                body = provider.request([Message(m["role"], m["content"]) for m in request], GenerateConfig())[2]
+                t, r, w = cache.use(request_blocks("anthropic", body))
+                total, read, written = total + t, read + r, written + w
+        finally:
+            CURRENT_EPISODE.reset(current)
     if not total:
         return 0.0, 1.0
     cost = (total - read - written + READ_FACTOR * read + WRITE_FACTOR * written) / total

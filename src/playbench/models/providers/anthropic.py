@@ -1,7 +1,11 @@
 """Anthropic Messages API."""
 
+import hashlib
+import weakref
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from playbench.core.ledger import CURRENT_EPISODE
 from playbench.models.providers.base import (
     Provider,
     as_object,
@@ -19,14 +23,15 @@ DEFAULT_MAX_TOKENS = 4096  # the Messages API requires max_tokens
 BREAKPOINT = {"type": "ephemeral"}
 
 
-def stable_ends(messages: list[Message]) -> set[int]:
+def stable_ends(messages: list[Message], history: bool = True) -> set[int]:
     """Indices of the messages whose end is a cache breakpoint: the ends of the prompt's stable prefix.
 
     The last system message (the system text is one block), the first other message when the request goes on
-    past it (the instruction turn, which windowed histories keep), and the message just before the last user
-    message (the history a later step of the episode repeats). The last user message itself is new at every
-    step, and a one-turn request (MANGO, GRASP) gets no message breakpoint: a cache written there would be
-    paid for (1.25 times the input price) and never read. Three at most, under the API's four.
+    past it (the instruction turn, which windowed histories keep), and, with ``history``, the message just
+    before the last user message (the history a later step of the episode repeats). The last user message
+    itself is new at every step, and a one-turn request (MANGO, GRASP) gets no message breakpoint: a cache
+    written there would be paid for (1.25 times the input price) and never read. Three at most, under the
+    API's four.
     """
     last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
     ends = {i for i, m in enumerate(messages) if m.role == "system"}
@@ -34,18 +39,93 @@ def stable_ends(messages: list[Message]) -> set[int]:
     turns = [i for i, m in enumerate(messages) if m.role != "system" and i < last_user]
     if turns:
         ends.add(turns[0])
-        ends.add(turns[-1])
+        if history:
+            ends.add(turns[-1])
     return ends
 
 
-def wire_request(messages: list[Message], breakpoints: bool = False) -> tuple[str | list[dict[str, Any]],
-                                                                                list[dict[str, Any]]]:
+@dataclass(frozen=True)
+class Fingerprint:
+    """What the next request of an episode needs of the last one: hashes of what it sent, never its text."""
+
+    whole: bytes  # the whole request: the same one again is a retry
+    prefix: bytes  # its system text and its turns before its last user message (its history breakpoint's prefix)
+    turns: int  # how many turns (non-system messages) that prefix holds
+    history: bool  # whether it carried the history breakpoint
+
+
+def prefix_hashes(messages: list[Message]) -> tuple[list[bytes], int]:
+    """(hash of the system text and the first k turns, for k = 0 .. all turns; turns before the last user message).
+
+    Hashed as the request is sent: every system message joins the one system text ahead of the turns.
+    """
+    digest = hashlib.sha256()
+    for m in messages:
+        if m.role == "system":
+            digest.update(f"{len(m.content)}:{m.content}".encode("utf-8", "surrogatepass"))
+    cuts = [digest.digest()]
+    last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+    before = 0
+    for i, m in enumerate(messages):
+        if m.role == "system":
+            continue
+        digest.update(f"\0{m.role}\0{len(m.content)}:{m.content}".encode("utf-8", "surrogatepass"))
+        for img in m.images:
+            digest.update(f"\0image {len(img.b64)}:{img.b64}".encode())
+        cuts.append(digest.digest())
+        before += i < last_user
+    return cuts, before
+
+
+class EpisodePrefixes:
+    """The fingerprint of the last request each running episode sent (one per episode, forgotten with it).
+
+    Decides whether a request's history breakpoint pays: it does when the request extends the episode's
+    previous one (starts with that request's history prefix), as a growing conversation does and as the
+    next request will then likely do too. When it does not (BALROG once its 16-step window slides, or
+    the episode's first request), a history written now would be paid for at 1.25 times the input price
+    and not read by the next request, so only the stable system/instruction part is marked. Episodes are
+    told apart by their ledger (:data:`playbench.core.ledger.CURRENT_EPISODE`), so concurrent episodes
+    never see each other's requests; an entry goes when its ledger does.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[int, Fingerprint] = {}  # id of a live ledger -> its last request
+
+    def __len__(self) -> int:
+        return len(self._last)
+
+    def history_pays(self, messages: list[Message]) -> bool:
+        """Whether ``messages`` should carry the history breakpoint; remembers them for the episode's next request.
+
+        Outside an episode (no ledger) always: no earlier request to go by.
+        """
+        ledger = CURRENT_EPISODE.get()
+        if ledger is None:
+            return True
+        cuts, before = prefix_hashes(messages)
+        key = id(ledger)
+        previous = self._last.get(key)
+        if previous is None:
+            history = False  # the episode's first request: no history of its own yet
+            weakref.finalize(ledger, self._last.pop, key, None)  # forgotten with the episode
+        elif previous.whole == cuts[-1]:
+            return previous.history  # a retry: the same breakpoints as the attempt before
+        else:
+            history = previous.turns <= before and cuts[previous.turns] == previous.prefix
+        self._last[key] = Fingerprint(cuts[-1], cuts[before], before, history)
+        return history
+
+
+def wire_request(messages: list[Message], breakpoints: bool = False, history: bool = True) -> tuple[
+        str | list[dict[str, Any]], list[dict[str, Any]]]:
     """(system, messages): system messages joined with blank lines; same-role turns merged.
 
-    With ``breakpoints`` the stable prefix's ends (:func:`stable_ends`) carry ``cache_control`` and the
-    system text goes as one text block holding it; the text the model reads is the same either way.
+    With ``breakpoints`` the stable prefix's ends (:func:`stable_ends`, the history's only with ``history``)
+    carry ``cache_control`` and the system text goes as one text block holding it; the text the model reads
+    is the same either way.
     """
-    ends = stable_ends(messages) if breakpoints else set()
+    ends = stable_ends(messages, history) if breakpoints else set()
     text = "\n\n".join(m.content for m in messages if m.role == "system")
     system: str | list[dict[str, Any]] = text
     if text and any(messages[i].role == "system" for i in ends):
@@ -78,9 +158,15 @@ class AnthropicProvider(Provider):
     unsupported: ClassVar[dict[str, str]] = {"reasoning_effort": "give extended thinking as -M 'thinking={\"type\": \"enabled\", "
                                        "\"budget_tokens\": 2048}'"}  # cache_prompt: ours (breakpoints)
 
+    def __init__(self, model: str, base_url: str, api_key: str | None, key_source: str = "the API key") -> None:
+        super().__init__(model, base_url, api_key, key_source)
+        self.episodes = EpisodePrefixes()  # where the history breakpoint pays, per running episode
+
     def body(self, messages: list[Message], config: GenerateConfig) -> dict[str, Any]:
-        """The request body."""
-        system, turns = wire_request(messages, breakpoints=config.cache_prompt is not False)
+        """The request body (in an episode, the history breakpoint only where the episode's prefix is reused)."""
+        breakpoints = config.cache_prompt is not False
+        history = self.episodes.history_pays(messages) if breakpoints else True
+        system, turns = wire_request(messages, breakpoints, history)
         body: dict[str, Any] = {"model": self.model, "messages": turns,
                                 "max_tokens": config.output_budget() or DEFAULT_MAX_TOKENS}
         if system:
