@@ -53,6 +53,7 @@ class EvalOptions(TypedDict, total=False):
     timeout: float
     base_url: str | None
     cache: bool
+    batch: bool
     retry_backoff: float
     max_connect_failures: int
     executor: str
@@ -77,7 +78,8 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     ``log_dir`` (default ``runs``), ``task_params``/``agent_params``/``model_params`` (a mapping or
     ``key=value`` strings, like ``-T``/``-A``/``-M``), the connection settings ``base_url``,
     ``max_connections``, ``max_episodes``, ``max_retries``, ``timeout``, ``retry_backoff``,
-    ``max_connect_failures``, and ``cache``; ``label`` names the run in reports and plots. ``executor="ray"`` plays the episodes on the workers of a Ray
+    ``max_connect_failures``, and ``cache``; ``batch=True`` sends the model's requests as provider batches
+    (OpenAI, Anthropic: half price, answers within 24 h; see docs/models.md, "Batch runs"); ``label`` names the run in reports and plots. ``executor="ray"`` plays the episodes on the workers of a Ray
     cluster (``ray_address``, default ``$RAY_ADDRESS``, else a local cluster; see docs/scale.md) and
     ``shard="K/N"`` plays only shard K of N of the episodes (``playbench merge`` joins the shards).
     ``resume=PATH`` continues that run with its recorded
@@ -256,6 +258,8 @@ def _prepare(tasks: str | Iterable[str], opts: dict[str, Any]) -> tuple[_Run, An
             model_obj = create_model(config, {**settings, "base_url": urls[0] if urls else None})
             if tell is not None:  # before any request: where they go, and with which key
                 tell(_destination(model_obj, settings, urls))
+        if settings["batch"]:
+            _check_batch(model_obj, config, tell)
         jobs = plan_jobs(config, done, retry_errors=retry_errors, shard=shard)
         if settings["executor"] == "ray":
             from playbench.runner.ray_cluster import connect
@@ -267,6 +271,8 @@ def _prepare(tasks: str | Iterable[str], opts: dict[str, Any]) -> tuple[_Run, An
             one_url = public_url(model_obj) if model_obj is not None else None
             recorded = {**settings, "base_url": mask_url(
                 settings["base_url"] if len(urls) > 1 else one_url or settings["base_url"])}
+            if not recorded["batch"]:  # recorded only when on: runs without it keep their run.json as before
+                del recorded["batch"]
             store = RunStore.create(Path(opts.get("log_dir", "runs")), {
                 "config": config, "config_hash": config.hash(), "versions": versions(), "settings": recorded})
         if tell is not None:
@@ -277,6 +283,16 @@ def _prepare(tasks: str | Iterable[str], opts: dict[str, Any]) -> tuple[_Run, An
             model_obj.on_wait = getattr(hook, "wait", None)
             model_obj.on_note = tell  # once, at the first timeout in a queue: what --max-connections to set
         in_flight = settings["max_episodes"] or settings["max_connections"]
+        if settings["batch"] and model_obj is not None:
+            from playbench.log.batches import BatchJournal
+            from playbench.models.batch import IN_FLIGHT, BatchCollector
+
+            model_obj.batch = BatchCollector(model_obj.provider, BatchJournal(store.root, store.path),
+                                             timeout=settings["timeout"], max_retries=settings["max_retries"],
+                                             backoff=model_obj.backoff)
+            model_obj.batch.on_change = getattr(hook, "batches", None)
+            # every episode waits for its batch: as many in flight as a batch holds, unless told otherwise
+            in_flight = settings["max_episodes"] or max(1, min(len(jobs), IN_FLIGHT))
         run = _Run(store, config, jobs, make_agent, in_flight, hook, model_obj, shard,
                    stats=model_obj.stats if model_obj is not None else None)
         if cluster is not None:
@@ -323,6 +339,19 @@ def _request(tasks: str | Iterable[str], opts: dict[str, Any]
         refuse_credentials(ask["model"], dict(item.partition("=")[::2] for item in ask["model_args"]))
     settings = {name: opts.get(name, default) for name, default in SETTING_DEFAULTS.items()}
     return given, ask, settings
+
+
+def _check_batch(model: Any, config: RunConfig, tell: Callable[[str], None] | None) -> None:
+    """Refuse ``batch`` where no provider batch can carry the requests; warn about multi-turn tasks."""
+    if model is None:
+        raise PlaybenchError("--batch needs --model (a provider with a batch API)")
+    from playbench.models.batch import batch_api
+
+    batch_api(model.provider)  # PlaybenchError for a provider without one
+    many = [spec.id for spec in config.tasks if not get_task(spec.id).one_step]
+    if many and tell is not None:
+        tell(f"--batch: {', '.join(many[:3])}{' …' if len(many) > 3 else ''} play(s) several steps per episode: "
+             "each step waits for a batch round (minutes, up to 24 hours at the provider)")
 
 
 def _destination(model: Any, settings: dict[str, Any], urls: list[str]) -> str:

@@ -11,7 +11,8 @@ class ProgressHook(Protocol):
     """What the ``progress`` argument of ``playbench.eval`` calls while a run plays (all calls come from the run's event loop).
 
     A hook may also have ``wait(line: str | None)``: told a line while model calls wait long to retry
-    (``"rate limited: retrying in 118 s"``), and None when none waits any more.
+    (``"rate limited: retrying in 118 s"``), and None when none waits any more; and ``batches(line: str)``:
+    told, under ``batch=True``, the provider batches sent, in progress and done whenever they change.
     """
 
     def start(self, plan: Mapping[str, tuple[int, int]]) -> None:
@@ -39,9 +40,12 @@ class Bar:
             """The bars, then a line saying why the run waits (when it does)."""
 
             note = ""
+            batches = ""
 
             def get_renderables(self) -> Any:
                 yield self.make_tasks_table(self.tasks)
+                if self.batches:
+                    yield Text(self.batches)
                 if self.note:
                     yield Text(self.note, style="yellow")
 
@@ -78,6 +82,11 @@ class Bar:
     def wait(self, line: str | None) -> None:
         """Show under the bars why the run waits (``"rate limited: retrying in 118 s"``); None clears it."""
         self._progress.note = line or ""
+        self._progress.refresh()
+
+    def batches(self, line: str) -> None:
+        """Show under the bars the provider batches sent, in progress and done (``batch=True``)."""
+        self._progress.batches = line
         self._progress.refresh()
 
     def stop(self) -> None:

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from playbench.core.errors import InfraError, StopRun
 from playbench.core.ledger import CURRENT_EPISODE
+from playbench.models.batch import batch_cost_micro_usd
 from playbench.models.cache import ResponseCache, cache_key
 from playbench.models.errors import (
     STALE,
@@ -107,6 +108,8 @@ class Model:
         #: told a line once, at the first timeout of a request that shared the server with others (what to set)
         self.on_note: Callable[[str], None] | None = None
         self._told_queueing = False
+        #: under ``--batch``, the run's ``models.batch.BatchCollector``: requests go through provider batches
+        self.batch: Any = None
 
     # -- per-event-loop resources -------------------------------------------------------------
 
@@ -126,6 +129,8 @@ class Model:
 
     async def aclose(self) -> None:
         """Close the HTTP connections of the current event loop."""
+        if self.batch is not None:
+            await self.batch.aclose()
         if self._client is not None and self._loop is asyncio.get_running_loop():
             await self._client.aclose()
         self._client, self._loop, self._slots = None, None, None
@@ -147,7 +152,8 @@ class Model:
         """``Decision.usage`` for one answer, with cost when a price is known (0 for a cache hit)."""
         usage = output.usage()
         if self.prices is not None:
-            usage["cost_micro_usd"] = cost_micro_usd(output, self.prices)
+            usage["cost_micro_usd"] = (batch_cost_micro_usd(output, self.prices) if output.batch and not output.cached
+                                       else cost_micro_usd(output, self.prices))
         return usage
 
     async def generate(self, messages: list[Message]) -> ModelOutput:
@@ -174,9 +180,36 @@ class Model:
                 self.stats.cache_hits += 1
                 spend(self._answer_usage(hit))
                 return hit
-        output = await self._ask(client, slots, messages, spend)
+        if self.batch is not None:
+            output = await self._batched(client, slots, messages, episode, spend)
+        else:
+            output = await self._ask(client, slots, messages, spend)
         if self.cache is not None and key is not None:
             self._store(key, output)
+        return output
+
+    async def _batched(self, client: Any, slots: ConcurrencyLimit, messages: list[Message],
+                       episode: dict[str, Any] | None, spend: Callable[[dict[str, int]], None]) -> ModelOutput:
+        """Ask through the run's provider batch; a request the batch did not answer is sent live (counted)."""
+        body = self.provider.request(messages, self.config)[2]
+        try:
+            outcome = await self.batch.ask(body, episode)
+        except StopRun as exc:  # the batch was refused, or the server could not be reached to send or poll it
+            self.stats.gave_up += 1
+            raise self._halt(type(exc)(redact(f"{self.name}: {exc}"))) from None
+        self.stats.attempts += 1
+        spend({"attempts": 1})
+        if outcome.output is None:
+            self.stats.faults[f"batch-{outcome.fault}"] += 1
+            self.batch.resent()
+            spend({"batch_resent": 1})
+            return await self._ask(client, slots, messages, spend)
+        output = clean_output(outcome.output)
+        output.batch = True
+        self.stats.answers += 1
+        self.stats.input_tokens += output.input_tokens
+        self.stats.output_tokens += output.output_tokens
+        spend(self._answer_usage(output))
         return output
 
     # -- the retry loop -----------------------------------------------------------------------

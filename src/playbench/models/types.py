@@ -200,6 +200,7 @@ class ModelOutput:
     stop_reason: str | None = None
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
+    batch: bool = False  # answered through a provider batch (``--batch``): priced at the batch rate
 
     def usage(self) -> dict[str, int]:
         """Token and call counts for ``Decision.usage``: what this answer cost.
@@ -222,6 +223,8 @@ class ModelOutput:
             out["cache_read_tokens"] = self.cache_read_tokens
         if self.cache_write_tokens is not None:
             out["cache_write_tokens"] = self.cache_write_tokens
+        if self.batch:
+            out["batch"] = 1  # requests answered through a provider batch
         return out
 
 

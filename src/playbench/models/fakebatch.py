@@ -1,0 +1,240 @@
+"""A loopback server of the OpenAI and Anthropic batch APIs (and their live endpoints), for the ``--batch`` tests.
+
+OpenAI: ``POST /v1/files`` (multipart, purpose ``batch``), ``POST /v1/batches``, ``GET /v1/batches/{id}``,
+``GET /v1/files/{id}/content``. Anthropic: ``POST /v1/messages/batches``, ``GET /v1/messages/batches/{id}``,
+``GET /v1/messages/batches/{id}/results``. Live ``/v1/chat/completions`` and ``/v1/messages`` answer too
+(the requests a batch did not answer are sent there). Every answer is the deterministic one of
+:mod:`playbench.models.mockbrain`, as :mod:`playbench.models.fakeserver` gives, so a batch run and a live
+run get the same answers.
+
+A batch stays ``in_progress`` for ``delay`` seconds after it is created. ``errored`` and ``expired`` are
+shares of the items (picked by a hash of the ``custom_id``, the same on every run) that end with an error
+(HTTP 500 inside the result) or expired (the whole batch then ends ``expired``). ``submissions`` logs every
+batch created (its id and custom_ids), ``live`` every live request's body, ``polls`` the status requests.
+"""
+
+import asyncio
+import hashlib
+import itertools
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from playbench.models.fakeserver import _parse_request, reply_body
+from playbench.models.mockbrain import answer
+
+
+@dataclass
+class _Batch:
+    api: str
+    requests: list[dict[str, Any]]
+    created: float
+    results: bytes | None = None
+    status: str = "in_progress"
+    output_file: str | None = None
+    error_file: str | None = None
+
+
+def _share(item_id: str, salt: str) -> float:
+    """A number in [0, 1) fixed by the item id: which items fail."""
+    return int(hashlib.sha256(f"{salt}:{item_id}".encode()).hexdigest()[:8], 16) / 2**32
+
+
+@dataclass
+class FakeBatchServer:
+    """``with FakeBatchServer(delay=0.5) as s:`` … ``s.url`` is ``http://127.0.0.1:PORT``."""
+
+    delay: float = 0.2
+    errored: float = 0.0
+    expired: float = 0.0
+    submissions: list[dict[str, Any]] = field(default_factory=list)
+    live: list[dict[str, Any]] = field(default_factory=list)
+    polls: int = 0
+    port: int = 0
+    _files: dict[str, bytes] = field(default_factory=dict)
+    _batches: dict[str, _Batch] = field(default_factory=dict)
+    _ids: Any = field(default_factory=itertools.count)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def url(self) -> str:
+        """The server's root URL."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> "FakeBatchServer":
+        """Serve in a thread of its own."""
+        ready = threading.Event()
+
+        def run() -> None:
+            self._loop = asyncio.new_event_loop()
+            app = web.Application(client_max_size=2**30)
+            app.add_routes([
+                web.post("/v1/files", self._upload), web.post("/v1/batches", self._create_openai),
+                web.get("/v1/batches/{id}", self._status_openai), web.get("/v1/files/{id}/content", self._content),
+                web.post("/v1/messages/batches", self._create_anthropic),
+                web.get("/v1/messages/batches/{id}", self._status_anthropic),
+                web.get("/v1/messages/batches/{id}/results", self._results_anthropic),
+                web.post("/v1/chat/completions", self._live), web.post("/v1/messages", self._live),
+            ])
+            self._runner = web.AppRunner(app)
+            self._loop.run_until_complete(self._runner.setup())
+            site = web.TCPSite(self._runner, "127.0.0.1", self.port)
+            self._loop.run_until_complete(site.start())
+            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+            ready.set()
+            self._loop.run_forever()
+            self._loop.run_until_complete(self._runner.cleanup())
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        return self
+
+    def stop(self) -> None:
+        """Stop serving."""
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+    def __enter__(self) -> "FakeBatchServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def submitted_items(self) -> list[str]:
+        """Every custom_id of every batch created, in order (one per submission of an item)."""
+        return [item for s in self.submissions for item in s["custom_ids"]]
+
+    # -- OpenAI ---------------------------------------------------------------------------------
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        form = await request.post()
+        upload = form.get("file")
+        if form.get("purpose") != "batch" or upload is None or isinstance(upload, str):
+            return web.json_response({"error": {"message": "purpose batch and a file are required"}}, status=400)
+        name = f"file-{next(self._ids)}"
+        self._files[name] = upload.file.read()
+        return web.json_response({"id": name, "object": "file", "purpose": "batch", "bytes": len(self._files[name])})
+
+    async def _create_openai(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        content = self._files.get(body.get("input_file_id", ""))
+        if content is None or body.get("endpoint") != "/v1/chat/completions" or body.get("completion_window") != "24h":
+            return web.json_response({"error": {"message": "bad batch"}}, status=400)
+        lines = [orjson.loads(line) for line in content.splitlines() if line.strip()]
+        return web.json_response(self._open("openai", lines))
+
+    async def _status_openai(self, request: web.Request) -> web.Response:
+        batch = self._batch(request)
+        if batch is None:
+            return web.json_response({"error": {"message": "no such batch"}}, status=404)
+        return web.json_response({"id": request.match_info["id"], "object": "batch", "status": batch.status,
+                                  "output_file_id": batch.output_file, "error_file_id": batch.error_file})
+
+    async def _content(self, request: web.Request) -> web.Response:
+        content = self._files.get(request.match_info["id"])
+        if content is None:
+            return web.json_response({"error": {"message": "no such file"}}, status=404)
+        return web.Response(body=content, content_type="application/jsonl")
+
+    # -- Anthropic ------------------------------------------------------------------------------
+
+    async def _create_anthropic(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        lines = body.get("requests")
+        if not isinstance(lines, list) or not lines:
+            return web.json_response({"type": "error", "error": {"type": "invalid_request_error"}}, status=400)
+        return web.json_response(self._open("anthropic", lines))
+
+    async def _status_anthropic(self, request: web.Request) -> web.Response:
+        batch = self._batch(request)
+        if batch is None:
+            return web.json_response({"type": "error", "error": {"type": "not_found_error"}}, status=404)
+        ended = batch.status != "in_progress"
+        return web.json_response({"id": request.match_info["id"], "type": "message_batch",
+                                  "processing_status": "ended" if ended else "in_progress",
+                                  "results_url": f"{self.url}/v1/messages/batches/{request.match_info['id']}/results"
+                                  if ended else None})
+
+    async def _results_anthropic(self, request: web.Request) -> web.Response:
+        batch = self._batch(request)
+        if batch is None or batch.results is None:
+            return web.json_response({"type": "error", "error": {"type": "not_found_error"}}, status=404)
+        return web.Response(body=batch.results, content_type="application/binary")
+
+    # -- shared ---------------------------------------------------------------------------------
+
+    async def _live(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.live.append(body)
+        return web.json_response(self._reply(request.path, body))
+
+    def _reply(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        fmt, model, contents = _parse_request(path, body)
+        assert fmt is not None
+        return reply_body(fmt, model, answer(model, contents), contents)
+
+    def _open(self, api: str, lines: list[dict[str, Any]]) -> dict[str, Any]:
+        prefix = "batch" if api == "openai" else "msgbatch"
+        name = f"{prefix}_{next(self._ids)}"
+        with self._lock:
+            self._batches[name] = _Batch(api, lines, time.monotonic())
+            self.submissions.append({"batch": name, "api": api, "custom_ids": [line["custom_id"] for line in lines]})
+        if api == "openai":
+            return {"id": name, "object": "batch", "status": "validating", "output_file_id": None, "error_file_id": None}
+        return {"id": name, "type": "message_batch", "processing_status": "in_progress", "results_url": None}
+
+    def _batch(self, request: web.Request) -> _Batch | None:
+        self.polls += 1
+        batch = self._batches.get(request.match_info["id"])
+        if batch is not None and batch.status == "in_progress" and time.monotonic() - batch.created >= self.delay:
+            self._finish(request.match_info["id"], batch)
+        return batch
+
+    def _finish(self, name: str, batch: _Batch) -> None:
+        """Answer every item (but the errored and expired ones) and end the batch."""
+        done, failed = [], []
+        expired_any = False
+        for line in batch.requests:
+            item = line["custom_id"]
+            if _share(item, "expired") < self.expired:
+                expired_any = True
+                failed.append(self._failure(batch.api, item, "expired"))
+            elif _share(item, "errored") < self.errored:
+                failed.append(self._failure(batch.api, item, "errored"))
+            elif batch.api == "openai":
+                done.append({"id": f"req_{item}", "custom_id": item, "error": None, "response": {
+                    "status_code": 200, "request_id": item, "body": self._reply(line["url"], line["body"])}})
+            else:
+                done.append({"custom_id": item, "result": {"type": "succeeded",
+                                                           "message": self._reply("/v1/messages", line["params"])}})
+        jsonl = b"".join(orjson.dumps(row) + b"\n" for row in done + failed)
+        if batch.api == "openai":
+            if done:
+                batch.output_file = f"file-{next(self._ids)}"
+                self._files[batch.output_file] = b"".join(orjson.dumps(row) + b"\n" for row in done)
+            if failed:
+                batch.error_file = f"file-{next(self._ids)}"
+                self._files[batch.error_file] = b"".join(orjson.dumps(row) + b"\n" for row in failed)
+            batch.status = "expired" if expired_any else "completed"
+        else:
+            batch.results = jsonl
+            batch.status = "ended"
+
+    @staticmethod
+    def _failure(api: str, item: str, kind: str) -> dict[str, Any]:
+        if api == "anthropic":
+            result: dict[str, Any] = {"type": kind}
+            if kind == "errored":
+                result["error"] = {"type": "error", "error": {"type": "api_error", "message": "overloaded"}}
+            return {"custom_id": item, "result": result}
+        if kind == "expired":
+            return {"id": f"req_{item}", "custom_id": item, "response": None,
+                    "error": {"code": "batch_expired", "message": "This request could not be executed before the "
+                                                                  "completion window expired."}}
+        return {"id": f"req_{item}", "custom_id": item, "error": None,
+                "response": {"status_code": 500, "request_id": item, "body": {"error": {"message": "server error"}}}}

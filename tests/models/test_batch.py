@@ -1,0 +1,203 @@
+"""``--batch``: OpenAI and Anthropic provider batches against loopback servers (delays, partial failures,
+expiry), records equal to a live run's, and a run killed after submitting that resumes without sending a
+request twice."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.helpers import PLAYBENCH, stable_trajectories
+
+import playbench
+from playbench.core.errors import PlaybenchError
+from playbench.log import read_run
+from playbench.models.fakebatch import FakeBatchServer
+
+#: usage keys a batch changes (how the answer was bought, not what it was)
+_BOUGHT = ("batch", "batch_resent", "cost_micro_usd", "attempts")
+
+
+@pytest.fixture(autouse=True)
+def _fast_polls(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLAYBENCH_BATCH_POLL", "0.05")
+    monkeypatch.setenv("PLAYBENCH_BATCH_WAIT", "0.05")
+
+
+def _base(server: FakeBatchServer, provider: str) -> str:
+    return f"{server.url}/v1" if provider == "openai" else server.url
+
+
+def _run(tmp: Path, name: str, server: FakeBatchServer, provider: str, *, batch: bool, episodes: int = 6,
+         task: str = "mango/df", **extra: Any) -> Any:
+    opts: dict[str, Any] = {"batch": True} if batch else {}
+    return playbench.eval(task, model=f"{provider}/x", base_url=_base(server, provider), episodes=episodes,
+                          log_dir=tmp / name, max_retries=1, retry_backoff=0.01, **opts, **extra)
+
+
+def _without(usage: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in usage.items() if k not in _BOUGHT}
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    for record in read_run(path).episodes():
+        row = record.model_dump(mode="json", exclude={"timing", "usage"})
+        row["usage"] = _without(record.usage)
+        rows.append(row)
+    return sorted(rows, key=lambda r: (r["task"], r["index"]))
+
+
+def _steps(path: Path) -> dict[str, list[dict[str, Any]]]:
+    out = stable_trajectories(path)
+    for steps in out.values():
+        for step in steps:
+            step["usage"] = _without(step.get("usage") or {})
+    return out
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_batch_run_records_what_a_live_run_records(tmp_path: Path, provider: str) -> None:
+    with FakeBatchServer(delay=0.3) as server:
+        live = _run(tmp_path, "live", server, provider, batch=False)
+        assert len(server.live) == 6 and not server.submissions
+        batched = _run(tmp_path, "batch", server, provider, batch=True)
+        assert len(server.live) == 6  # nothing more sent live
+        assert len(server.submissions) == 1 and len(server.submitted_items()) == 6
+        assert server.polls >= 2  # it waited while the batch was in progress
+    assert batched.status_counts == {"ok": 6}
+    assert _records(batched.path) == _records(live.path)
+    assert _steps(batched.path) == _steps(live.path)
+    for record in read_run(batched.path).episodes():
+        assert record.usage["batch"] == 1 and "batch" not in next(iter(read_run(live.path).episodes())).usage
+    # the journal names the batch, its items and the request file kept in the run
+    entries = [json.loads(line) for line in (batched.path / "batches.jsonl").read_text().splitlines()]
+    assert [e["kind"] for e in entries] == ["submitted", "ended"]
+    assert sorted(i for i, _ in entries[0]["items"]) == sorted(server.submitted_items())
+    kept = (batched.path / entries[0]["requests"]).read_text().splitlines()
+    assert sorted(json.loads(line)["custom_id"] for line in kept) == sorted(server.submitted_items())
+    assert "batch" in json.loads((batched.path / "run.json").read_text())["settings"]
+    assert "batch" not in json.loads((live.path / "run.json").read_text())["settings"]
+
+
+def test_batch_answers_are_priced_at_the_batch_rate(tmp_path: Path) -> None:
+    prices = {"price_input": "2", "price_output": "8"}
+    with FakeBatchServer(delay=0.05) as server:
+        live = _run(tmp_path, "live", server, "openai", batch=False, episodes=3, model_params=prices)
+        batched = _run(tmp_path, "batch", server, "openai", batch=True, episodes=3, model_params=prices)
+    live_cost = {(r.task, r.index): r.usage["cost_micro_usd"] for r in read_run(live.path).episodes()}
+    for record in read_run(batched.path).episodes():
+        assert live_cost[(record.task, record.index)] > 0
+        assert abs(record.usage["cost_micro_usd"] - live_cost[(record.task, record.index)] / 2) <= 1
+    assert batched.report()["run"]["usage"]["cost_usd"] == pytest.approx(live.report()["run"]["usage"]["cost_usd"] / 2, abs=1e-5)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_errored_and_expired_items_are_sent_again_live_and_counted(tmp_path: Path, provider: str) -> None:
+    with FakeBatchServer(delay=0.1, errored=0.25, expired=0.25) as server:
+        live = _run(tmp_path, "live", server, provider, batch=False, episodes=12)
+        before = len(server.live)
+        batched = _run(tmp_path, "batch", server, provider, batch=True, episodes=12)
+        resent = len(server.live) - before
+        items = server.submitted_items()
+    assert 0 < resent < 12 and len(items) == 12
+    stats = batched.model_stats
+    assert stats.faults["batch-errored"] + stats.faults["batch-expired"] == resent
+    assert stats.faults["batch-errored"] > 0 and stats.faults["batch-expired"] > 0
+    assert batched.status_counts == {"ok": 12}
+    episodes = read_run(batched.path).episodes()
+    assert sum(r.usage.get("batch_resent", 0) for r in episodes) == resent
+    assert sum(r.usage.get("batch", 0) for r in episodes) == 12 - resent  # the re-sent ones at the live rate
+    assert _records(batched.path) == _records(live.path)
+
+
+def _journal_holds_a_batch(log_dir: Path) -> Path | None:
+    for journal in log_dir.glob("*/batches.jsonl"):
+        if b'"submitted"' in journal.read_bytes():
+            return journal.parent
+    return None
+
+
+def test_a_run_killed_after_submitting_resumes_without_sending_anything_twice(tmp_path: Path) -> None:
+    env = {**os.environ, "PLAYBENCH_BATCH_POLL": "0.1", "PLAYBENCH_BATCH_WAIT": "0.1"}
+    with FakeBatchServer(delay=4.0) as server:
+        base = f"{server.url}/v1"
+        args = [*PLAYBENCH, "eval", "mango/df", "--model", "openai/x", "--base-url", base, "--batch",
+                "--episodes", "8", "--log-dir", str(tmp_path / "runs"), "--quiet"]
+        proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        run = None
+        deadline = time.monotonic() + 60
+        while run is None and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+            run = _journal_holds_a_batch(tmp_path / "runs") if server.submissions else None
+        assert run is not None, proc.communicate()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert len(server.submissions) == 1 and not server.live
+        assert (run / "episodes.jsonl").read_bytes() == b""  # killed before any answer came back
+        resumed = subprocess.run([*PLAYBENCH, "eval", "--resume", str(run), "--base-url", base, "--quiet"],
+                                 env=env, capture_output=True, text=True, timeout=120)
+        assert resumed.returncode == 0, resumed.stderr
+        items = server.submitted_items()
+        assert len(server.submissions) == 1 and len(items) == 8 == len(set(items))  # one submission per item
+        assert not server.live
+    log = read_run(run)
+    assert sorted(r.index for r in log.episodes()) == list(range(8))
+    assert {r.status for r in log.episodes()} == {"ok"}
+    assert all(r.usage["batch"] == 1 for r in log.episodes())
+
+
+def test_a_resumed_request_that_differs_is_sent_anew(tmp_path: Path) -> None:
+    from playbench.models.batch import BatchCollector, custom_id, digest
+    from playbench.models.providers.openai import OpenAIProvider
+
+    class Journal:
+        def __init__(self) -> None:
+            self.lines: list[dict[str, Any]] = [
+                {"kind": "submitted", "api": "openai", "batch": "batch_old", "requests": "batches/000001.jsonl",
+                 "items": [[custom_id({"task": "t", "index": 0, "seed": 1, "call": 0}, 0), digest({"a": 1})]]}]
+
+        def entries(self) -> list[dict[str, Any]]:
+            return self.lines
+
+        def save_requests(self, content: bytes) -> str:
+            return "batches/000002.jsonl"
+
+        def append(self, entry: dict[str, Any]) -> None:
+            self.lines.append(entry)
+
+    import asyncio
+
+    with FakeBatchServer(delay=0.05) as server:
+        collector = BatchCollector(OpenAIProvider("x", f"{server.url}/v1", None), Journal())
+        body = {"model": "x", "messages": [{"role": "user", "content": "Pick one:\n1. north\n2. south"}]}
+
+        async def ask() -> Any:
+            try:
+                return await collector.ask(body, {"task": "t", "index": 0, "seed": 1, "call": 0})
+            finally:
+                await collector.aclose()
+
+        outcome = asyncio.run(ask())
+        assert outcome.output is not None
+        assert server.submitted_items() == [custom_id({"task": "t", "index": 0, "seed": 1, "call": 0}, 0) + "-1"]
+
+
+def test_batch_is_refused_where_no_batch_api_exists(tmp_path: Path) -> None:
+    with pytest.raises(PlaybenchError, match="not supported for google/ models yet"):
+        playbench.eval("mango/df", model="google/gemini-x", base_url="http://127.0.0.1:9", batch=True,
+                       log_dir=tmp_path, episodes=1)
+    with pytest.raises(PlaybenchError, match="batch API"):
+        playbench.eval("mango/df", model="mock/demo", batch=True, log_dir=tmp_path, episodes=1)
+    with pytest.raises(PlaybenchError, match="--batch needs --model"):
+        playbench.eval("mango/df", agent="random", batch=True, log_dir=tmp_path, episodes=1)
+    assert not list(tmp_path.iterdir())  # refused before the run exists
+
+
+def test_the_eval_command_takes_batch() -> None:
+    shown = subprocess.run([*PLAYBENCH, "eval", "--help"], capture_output=True, text=True)
+    assert "--batch" in shown.stdout, shown.stderr
