@@ -17,16 +17,10 @@ class InfraError(Exception):
 class StopRun(InfraError):
     """A fault that makes every further episode pointless: bad credentials, an unreachable server.
 
-    The runner stops the whole run at once (no more requests), keeps every finished episode, records the
-    episodes it interrupted as ``infra-error`` and prints this message with the resume command.
-    """
-
-
-class GameError(Exception):
-    """The game itself failed in a way another attempt would repeat (a deterministic crash).
-
-    Episodes ending with it get status ``game-error``: kept, reported, never scored, and not re-run by a
-    plain ``--resume``.
+    The runner stops the whole run at once (no more requests): it cancels the episodes still playing and
+    records nothing for them (a resume plays them from the start), records every episode that ended before
+    the stop, and returns with this message as the run's ``stopped`` reason (``eval`` prints it with the
+    resume command).
     """
 
 

@@ -12,6 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from playbench.core.datafiles import read_data_text
 from playbench.core.errors import PlaybenchError
 from playbench.suites.grasp.grid import DISTRIBUTIONS, OBSTACLES, SIZE, STARTS, Constraints, Grid
 from playbench.suites.grasp.render import render_grid
@@ -57,20 +58,7 @@ def _show(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _read_text(path: Path) -> str:
-    """A grid file's text; an unreadable, non-UTF-8 or empty file is a PlaybenchError naming it."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise PlaybenchError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise PlaybenchError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
-    if not text.strip():
-        raise PlaybenchError(f"{path}: empty file (no grid lines)")
-    return text
+
 
 
 def parse_grid_text(text: Any) -> Grid:
@@ -164,7 +152,7 @@ def read_grid_file(path: Path) -> list[GridRecord]:
         if path.name in FILE_NAMES else {}
     out: list[GridRecord] = []
     lines: dict[int, int] = {}  # grid index -> line
-    for number, line in enumerate(_read_text(path).splitlines(), 1):
+    for number, line in enumerate(read_data_text(path, empty="empty file (no grid lines)").splitlines(), 1):
         if not line.strip():
             continue
         try:

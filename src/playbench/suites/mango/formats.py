@@ -13,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from playbench.core.datafiles import read_data_text
 from playbench.core.errors import PlaybenchError
 
 NEVER = 9999  # MANGO's sentinel for "never" (edges, paths, pairs)
@@ -56,24 +57,6 @@ def show(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def read_text(path: Path) -> str:
-    """A data file's text; a missing, unreadable, non-UTF-8 or empty file is a PlaybenchError."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise fault(path, None, "file not found") from None
-    except OSError as exc:
-        raise fault(path, None, f"cannot read ({exc.strerror or exc})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise fault(path, line, f"not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
-    if not text.strip():
-        raise fault(path, None, "empty file")
-    return text
-
-
 def _json_fault(path: Path, exc: json.JSONDecodeError, line_offset: int = 0) -> PlaybenchError:
     return fault(path, exc.lineno + line_offset, f"invalid JSON: {exc.msg} (column {exc.colno})")
 
@@ -96,7 +79,7 @@ def item_line(text: str, index: int) -> int:
 
 def read_json_array(path: Path, check: Callable[[Any], None], what: str) -> list:
     """A ``.json`` file holding a non-empty array whose every element passes ``check`` (ValueError otherwise)."""
-    text = read_text(path)
+    text = read_data_text(path)
     try:
         items = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -116,7 +99,7 @@ def read_json_array(path: Path, check: Callable[[Any], None], what: str) -> list
 def read_jsonl(path: Path, check: Callable[[dict], None] | None = None) -> list[dict]:
     """Every record of a JSON-lines file: each non-blank line must be a JSON object passing ``check``."""
     out = []
-    for number, line in enumerate(read_text(path).splitlines(), 1):
+    for number, line in enumerate(read_data_text(path).splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -246,7 +229,7 @@ class GameFiles:
     @cached_property
     def walkthrough_text(self) -> str:
         """The raw walkthrough text (its blocks are checked by ``datacheck``)."""
-        return read_text(self.path("walkthrough"))
+        return read_data_text(self.path("walkthrough"))
 
     @cached_property
     def locations(self) -> list[str]:
@@ -275,7 +258,7 @@ class GameFiles:
 
     def line_of(self, suffix: str, index: int) -> int:
         """The line where record ``index`` of a ``.json`` or ``.jsonl`` file starts (for error messages)."""
-        text = read_text(self.path(suffix))
+        text = read_data_text(self.path(suffix))
         if suffix.endswith(".jsonl"):
             numbers = [n for n, line in enumerate(text.splitlines(), 1) if line.strip()]
             return numbers[index]

@@ -8,6 +8,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+from playbench.core.datafiles import read_data_text
 from playbench.core.errors import PlaybenchError
 
 SIZE = 10
@@ -156,17 +157,7 @@ def parse_file(text: str, name: str, where: str | None = None) -> list[Level]:
     return levels
 
 
-def _read_text(path: Path) -> str:
-    """A level file's text; an unreadable or non-UTF-8 file is a PlaybenchError naming it."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise PlaybenchError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise PlaybenchError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
+
 
 
 #: The part of the official set each task plays, as MiniHack reads it.
@@ -215,7 +206,7 @@ def read_levels(path: str | Path, preset: str | None = None) -> list[Level]:
         if preset is not None and part is not None and part not in (PRESET_FOLDERS[preset], preset):
             raise PlaybenchError(f"{file}: a level file of the official {part} levels; boxoban-{preset} plays "
                                  f"{PRESET_FOLDERS[preset]} (give that folder, or the set's root)")
-        levels.extend(parse_file(_read_text(file), file.relative_to(base).as_posix(), str(file)))
+        levels.extend(parse_file(read_data_text(file, empty=None), file.relative_to(base).as_posix(), str(file)))
     return levels
 
 
