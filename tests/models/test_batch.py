@@ -201,3 +201,18 @@ def test_batch_is_refused_where_no_batch_api_exists(tmp_path: Path) -> None:
 def test_the_eval_command_takes_batch() -> None:
     shown = subprocess.run([*PLAYBENCH, "eval", "--help"], capture_output=True, text=True)
     assert "--batch" in shown.stdout, shown.stderr
+
+
+def test_a_multi_turn_task_plays_one_batch_round_per_step(tmp_path: Path) -> None:
+    notes: list[str] = []
+    with FakeBatchServer(delay=0.05) as server:
+        live = _run(tmp_path, "live", server, "openai", batch=False, episodes=2, task="smartplay/hanoi-3",
+                    task_params={"max_steps": "4"})
+        batched = _run(tmp_path, "batch", server, "openai", batch=True, episodes=2, task="smartplay/hanoi-3",
+                       task_params={"max_steps": "4"}, notes=notes.append)
+        rounds = len(server.submissions)
+    steps = sum(r.steps for r in read_run(batched.path).episodes())
+    assert steps > 2 and 2 <= rounds <= steps  # the two episodes' steps share their rounds
+    assert _records(batched.path) == _records(live.path)
+    assert _steps(batched.path) == _steps(live.path)
+    assert any("each step waits for a batch round" in line for line in notes)

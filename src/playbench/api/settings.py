@@ -79,6 +79,8 @@ def resumed_config(store: RunStore, given: set[str], ask: dict[str, Any], settin
     merged["base_url"] = confirm_destinations(recorded, store.meta.settings, given, merged)
     if changed:
         shown = {**merged, "base_url": mask_url(merged["base_url"])}
+        if not shown["batch"]:  # recorded only when on (``--batch``), as when the run was created
+            del shown["batch"]
         meta = store.meta.model_copy(update={"settings": shown,
                                              "resumes": [*store.meta.resumes, resume_event(changed)]})
         store.save_meta(meta)

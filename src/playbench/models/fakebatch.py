@@ -114,7 +114,7 @@ class FakeBatchServer:
     async def _upload(self, request: web.Request) -> web.Response:
         form = await request.post()
         upload = form.get("file")
-        if form.get("purpose") != "batch" or upload is None or isinstance(upload, str):
+        if form.get("purpose") != "batch" or not isinstance(upload, web.FileField):
             return web.json_response({"error": {"message": "purpose batch and a file are required"}}, status=400)
         name = f"file-{next(self._ids)}"
         self._files[name] = upload.file.read()
