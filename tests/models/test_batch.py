@@ -216,3 +216,38 @@ def test_a_multi_turn_task_plays_one_batch_round_per_step(tmp_path: Path) -> Non
     assert _records(batched.path) == _records(live.path)
     assert _steps(batched.path) == _steps(live.path)
     assert any("each step waits for a batch round" in line for line in notes)
+
+
+def test_a_server_without_a_batch_api_stops_the_run_in_one_line(tmp_path: Path) -> None:
+    from playbench.models.fakeserver import FakeServer
+
+    with FakeServer() as server:  # live endpoints only: /v1/files is not there
+        result = playbench.eval("mango/df", model="openai/x", base_url=f"{server.url}/v1", batch=True, episodes=3,
+                                log_dir=tmp_path, max_retries=1, retry_backoff=0.01)
+        assert server.stats.answers == 0
+    assert result.stopped and "uploading a batch's requests: HTTP 4" in result.stopped
+    assert "needs a server offering the openai batch API" in result.stopped
+    assert "\n" not in result.stopped
+    assert result.recorded == 0  # nothing blamed on an episode: the run is resumable
+
+
+def test_the_journal_skips_a_torn_line_and_refuses_a_foreign_one(tmp_path: Path) -> None:
+    from playbench.log.batches import BatchJournal
+
+    entry = {"kind": "submitted", "api": "openai", "batch": "batch_1", "requests": "batches/000001.jsonl",
+             "items": [["pb-a-0-0", "d" * 64]]}
+    journal = BatchJournal(tmp_path, tmp_path)
+    journal.append(entry)
+    with (tmp_path / "batches.jsonl").open("ab") as fh:
+        fh.write(b'{"kind": "ended", "bat')  # a kill mid-append
+    assert BatchJournal(tmp_path, tmp_path).entries() == [entry]
+    again = BatchJournal(tmp_path, tmp_path)
+    again.append({"kind": "ended", "batch": "batch_1", "status": "completed"})  # the torn piece is cut off first
+    assert [e["kind"] for e in BatchJournal(tmp_path, tmp_path).entries()] == ["submitted", "ended"]
+    (tmp_path / "batches.jsonl").write_text(json.dumps({**entry, "batch": "../files/x"}) + "\n")
+    with pytest.raises(PlaybenchError, match="line 1 is not a batch journal entry"):
+        BatchJournal(tmp_path, tmp_path).entries()
+    (tmp_path / "batches.jsonl").unlink()
+    (tmp_path / "batches.jsonl").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(PlaybenchError, match="symbolic link"):
+        BatchJournal(tmp_path, tmp_path).entries()

@@ -12,6 +12,7 @@ entry is refused in one line.
 import contextlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -120,8 +121,14 @@ def _cut_torn_end(fd: int) -> None:
     os.ftruncate(fd, start)
 
 
+#: a batch id as providers write them: it goes into a URL path, so nothing else is taken from a run's file
+_BATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,200}")
+
+
 def _well_formed(entry: Any) -> bool:
     if not isinstance(entry, dict) or not isinstance(entry.get("batch"), str):
+        return False
+    if not _BATCH_ID.fullmatch(entry["batch"]):
         return False
     if entry.get("kind") == "ended":
         return isinstance(entry.get("status"), str)

@@ -18,6 +18,7 @@ the wrong shape) is returned unanswered, and the Model sends that request live (
 import asyncio
 import hashlib
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -73,6 +74,14 @@ class Outcome:
     output: ModelOutput | None
     fault: str = ""  # errored, expired, canceled, failed, missing, malformed
     detail: str = ""
+
+
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,200}")
+
+
+def is_name(value: Any) -> bool:
+    """Whether ``value`` is a batch or file id that can go into a URL path as it is (letters, digits, ``_``, ``-``)."""
+    return isinstance(value, str) and _NAME.fullmatch(value) is not None
 
 
 def env_seconds(name: str, default: float) -> float:
@@ -157,7 +166,8 @@ class _Http:
                     retry_after = retry_after_seconds(Response(status, headers))
                 elif status >= 400:
                     raise BatchFailed(f"{what}: HTTP {status} from {redact(url)}: "
-                                      f"{snippet(content.decode('utf-8', 'replace'), 300)}")
+                                      f"{snippet(content.decode('utf-8', 'replace'), 300)} (--batch needs a server "
+                                      f"offering the {self.provider.name} batch API)")
                 else:
                     if raw:
                         return content
@@ -248,14 +258,14 @@ class OpenAIBatches(BatchAPI):
 
         uploaded = await http.call("POST", "/files", "uploading a batch's requests", form=form)
         file_id = uploaded.get("id") if isinstance(uploaded, dict) else None
-        if not isinstance(file_id, str):
+        if not is_name(file_id):
             raise BatchFailed("uploading a batch's requests: the answer names no file id")
         created = await http.call("POST", "/batches", "creating a batch", json={
             "input_file_id": file_id, "endpoint": lines[0]["url"], "completion_window": "24h"})
         batch = created.get("id") if isinstance(created, dict) else None
-        if not isinstance(batch, str):
+        if not is_name(batch):
             raise BatchFailed("creating a batch: the answer names no batch id")
-        return batch
+        return str(batch)
 
     async def poll(self, http: _Http, batch: str) -> tuple[bool, str, dict[str, Any]]:
         """``GET /batches/{id}``: ended at completed, failed, expired or cancelled."""
@@ -270,8 +280,10 @@ class OpenAIBatches(BatchAPI):
         out: dict[str, Outcome] = {}
         for key in ("error_file_id", "output_file_id"):  # an answer wins over an error for the same id
             file_id = info.get(key)
-            if not isinstance(file_id, str) or not file_id:
+            if file_id is None or file_id == "":
                 continue
+            if not is_name(file_id):  # it goes into a URL path
+                raise BatchFailed(f"batch {batch}: its {key} is not a file id")
             content = await http.call("GET", f"/files/{file_id}/content", f"reading batch {batch}'s results", raw=True)
             for row in _jsonl(content):
                 item = row.get("custom_id")
@@ -302,9 +314,9 @@ class AnthropicBatches(BatchAPI):
         """``POST /v1/messages/batches`` with every request."""
         created = await http.call("POST", "/v1/messages/batches", "creating a batch", json={"requests": lines})
         batch = created.get("id") if isinstance(created, dict) else None
-        if not isinstance(batch, str):
+        if not is_name(batch):
             raise BatchFailed("creating a batch: the answer names no batch id")
-        return batch
+        return str(batch)
 
     async def poll(self, http: _Http, batch: str) -> tuple[bool, str, dict[str, Any]]:
         """``GET /v1/messages/batches/{id}``: ended when ``processing_status`` is ``ended``."""
@@ -436,10 +448,15 @@ class BatchCollector:
             items, self._pending = self._pending[:MAX_ITEMS], self._pending[MAX_ITEMS:]
             try:
                 batch = await self._submit(items)
-            except BaseException as exc:
-                for item in items:
+            except Exception as exc:  # told to every waiting call (the Model stops the run on it)
+                for item in [*items, *self._pending]:
                     if not item.future.done():
-                        item.future.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
+                        item.future.set_exception(exc)
+                self._pending = []
+                return
+            except BaseException:
+                for item in items:
+                    item.future.cancel()
                 raise
             for item in items:
                 waiter = loop.create_task(self._answer(batch, item))
