@@ -122,11 +122,12 @@ def _journal_holds_a_batch(log_dir: Path) -> Path | None:
     return None
 
 
-def test_a_run_killed_after_submitting_resumes_without_sending_anything_twice(tmp_path: Path) -> None:
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_run_killed_after_submitting_resumes_without_sending_anything_twice(tmp_path: Path, provider: str) -> None:
     env = {**os.environ, "PLAYBENCH_BATCH_POLL": "0.1", "PLAYBENCH_BATCH_WAIT": "0.1"}
     with FakeBatchServer(delay=4.0) as server:
-        base = f"{server.url}/v1"
-        args = [*PLAYBENCH, "eval", "mango/df", "--model", "openai/x", "--base-url", base, "--batch",
+        base = _base(server, provider)
+        args = [*PLAYBENCH, "eval", "mango/df", "--model", f"{provider}/x", "--base-url", base, "--batch",
                 "--episodes", "8", "--log-dir", str(tmp_path / "runs"), "--quiet"]
         proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         run = None
@@ -251,3 +252,32 @@ def test_the_journal_skips_a_torn_line_and_refuses_a_foreign_one(tmp_path: Path)
     (tmp_path / "batches.jsonl").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(PlaybenchError, match="symbolic link"):
         BatchJournal(tmp_path, tmp_path).entries()
+
+
+def test_a_live_run_resumed_with_batch_sends_the_rest_as_batches(tmp_path: Path) -> None:
+    stopped = playbench.eval("mango/df", model="openai/x", base_url="http://127.0.0.1:9/v1", episodes=4,
+                             log_dir=tmp_path, max_retries=0, max_connect_failures=1)
+    before = read_run(stopped.path).episodes()  # none ok: the server was never reached
+    assert stopped.stopped and all(r.status == "infra-error" for r in before)
+    with FakeBatchServer(delay=0.05) as server:
+        resumed = playbench.eval(resume=stopped.path, base_url=f"{server.url}/v1", batch=True)
+        assert not server.live and len(server.submitted_items()) == 4
+    log = read_run(resumed.path)
+    assert log.latest_episodes().keys() == {("mango/df", i) for i in range(4)}
+    assert {r.status for r in log.latest_episodes().values()} == {"ok"}
+    meta = json.loads((resumed.path / "run.json").read_text())
+    assert meta["settings"]["batch"] is True and meta["resumes"][-1]["changed"]["batch"] == [False, True]
+
+
+def test_the_progress_bar_shows_the_batches(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from playbench.api.progress import Bar
+
+    out = io.StringIO()
+    with FakeBatchServer(delay=0.2) as server:
+        _run(tmp_path, "batch", server, "openai", batch=True, episodes=2,
+             progress=Bar(Console(file=out, force_terminal=False, width=120)))
+    assert "batches: 1 submitted, 0 in progress, 1 done" in out.getvalue()
