@@ -143,6 +143,7 @@ def test_a_run_killed_after_submitting_resumes_without_sending_anything_twice(tm
         resumed = subprocess.run([*PLAYBENCH, "eval", "--resume", str(run), "--base-url", base, "--quiet"],
                                  env=env, capture_output=True, text=True, timeout=120)
         assert resumed.returncode == 0, resumed.stderr
+        assert "1 batch(es) submitted before are collected from the provider, not sent again" in resumed.stderr
         items = server.submitted_items()
         assert len(server.submissions) == 1 and len(items) == 8 == len(set(items))  # one submission per item
         assert not server.live
@@ -152,40 +153,63 @@ def test_a_run_killed_after_submitting_resumes_without_sending_anything_twice(tm
     assert all(r.usage["batch"] == 1 for r in log.episodes())
 
 
-def test_a_resumed_request_that_differs_is_sent_anew(tmp_path: Path) -> None:
-    from playbench.models.batch import BatchCollector, custom_id, digest
-    from playbench.models.providers.openai import OpenAIProvider
+_WHERE = {"task": "t", "index": 0, "seed": 1, "call": 0}
+_BODY = {"model": "x", "messages": [{"role": "user", "content": "Pick one:\n1. north\n2. south"}]}
 
-    class Journal:
-        def __init__(self) -> None:
-            self.lines: list[dict[str, Any]] = [
-                {"kind": "submitted", "api": "openai", "batch": "batch_old", "requests": "batches/000001.jsonl",
-                 "items": [[custom_id({"task": "t", "index": 0, "seed": 1, "call": 0}, 0), digest({"a": 1})]]}]
 
-        def entries(self) -> list[dict[str, Any]]:
-            return self.lines
+class _Journal:
+    """A journal in memory holding one recorded batch."""
 
-        def save_requests(self, content: bytes) -> str:
-            return "batches/000002.jsonl"
+    def __init__(self, batch: str, item_digest: str) -> None:
+        from playbench.models.batch import custom_id
 
-        def append(self, entry: dict[str, Any]) -> None:
-            self.lines.append(entry)
+        self.lines: list[dict[str, Any]] = [
+            {"kind": "submitted", "api": "openai", "batch": batch, "requests": "batches/000001.jsonl",
+             "items": [[custom_id(_WHERE, 0), item_digest]]}]
 
+    def entries(self) -> list[dict[str, Any]]:
+        return self.lines
+
+    def save_requests(self, content: bytes) -> str:
+        return "batches/000002.jsonl"
+
+    def append(self, entry: dict[str, Any]) -> None:
+        self.lines.append(entry)
+
+
+def _ask_once(server: FakeBatchServer, journal: _Journal) -> Any:
     import asyncio
 
+    from playbench.models.batch import BatchCollector
+    from playbench.models.providers.openai import OpenAIProvider
+
+    collector = BatchCollector(OpenAIProvider("x", f"{server.url}/v1", None), journal)
+
+    async def ask() -> Any:
+        try:
+            return await collector.ask(_BODY, _WHERE)
+        finally:
+            await collector.aclose()
+
+    return asyncio.run(ask())
+
+
+def test_a_resumed_request_that_differs_is_sent_anew(tmp_path: Path) -> None:
+    from playbench.models.batch import custom_id, digest
+
     with FakeBatchServer(delay=0.05) as server:
-        collector = BatchCollector(OpenAIProvider("x", f"{server.url}/v1", None), Journal())
-        body = {"model": "x", "messages": [{"role": "user", "content": "Pick one:\n1. north\n2. south"}]}
-
-        async def ask() -> Any:
-            try:
-                return await collector.ask(body, {"task": "t", "index": 0, "seed": 1, "call": 0})
-            finally:
-                await collector.aclose()
-
-        outcome = asyncio.run(ask())
+        outcome = _ask_once(server, _Journal("batch_old", digest({"a": 1})))
         assert outcome.output is not None
-        assert server.submitted_items() == [custom_id({"task": "t", "index": 0, "seed": 1, "call": 0}, 0) + "-1"]
+        assert server.submitted_items() == [custom_id(_WHERE, 0) + "-1"]
+
+
+def test_a_recorded_batch_the_server_does_not_know_is_sent_again(tmp_path: Path) -> None:
+    from playbench.models.batch import digest
+
+    with FakeBatchServer(delay=0.05) as server:
+        outcome = _ask_once(server, _Journal("batch_gone", digest(_BODY)))
+        assert not server.submissions  # the Model sends it live (counted as batch-missing)
+    assert outcome.output is None and outcome.fault == "missing"
 
 
 def test_batch_is_refused_where_no_batch_api_exists(tmp_path: Path) -> None:

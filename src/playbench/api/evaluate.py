@@ -291,6 +291,9 @@ def _prepare(tasks: str | Iterable[str], opts: dict[str, Any]) -> tuple[_Run, An
                                              timeout=settings["timeout"], max_retries=settings["max_retries"],
                                              backoff=model_obj.backoff)
             model_obj.batch.on_change = getattr(hook, "batches", None)
+            waiting = model_obj.batch.counts["submitted"] - model_obj.batch.counts["done"]
+            if waiting and tell is not None:
+                tell(f"--batch: {waiting} batch(es) submitted before are collected from the provider, not sent again")
             # every episode waits for its batch: as many in flight as a batch holds, unless told otherwise
             in_flight = settings["max_episodes"] or max(1, min(len(jobs), IN_FLIGHT))
         run = _Run(store, config, jobs, make_agent, in_flight, hook, model_obj, shard,

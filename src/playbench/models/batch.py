@@ -54,6 +54,10 @@ class BatchFailed(StopRun):
     """The provider refused a batch, or could not be reached to send or collect one: the run stops (resumable)."""
 
 
+class BatchUnknown(BatchFailed):
+    """The server does not know a batch (HTTP 404 while polling it): another server, or results long deleted."""
+
+
 class Journal(Protocol):
     """Where a run keeps its batches (``playbench.log.batches.BatchJournal``)."""
 
@@ -164,6 +168,8 @@ class _Http:
                 if status in (408, 409, 429) or status >= 500:
                     fault = f"HTTP {status}"
                     retry_after = retry_after_seconds(Response(status, headers))
+                elif status == 404 and method == "GET":
+                    raise BatchUnknown(f"{what}: HTTP 404 from {redact(url)}")
                 elif status >= 400:
                     raise BatchFailed(f"{what}: HTTP {status} from {redact(url)}: "
                                       f"{snippet(content.decode('utf-8', 'replace'), 300)} (--batch needs a server "
@@ -493,14 +499,17 @@ class BatchCollector:
         self.counts["in progress"] += 1
         self._told()
         try:
-            while True:
-                ended, status, info = await self.api.poll(self.http, batch)
-                if ended:
-                    break
-                await asyncio.sleep(self.poll_seconds)
-            results = await self.api.results(self.http, batch, info)
-            if status in ("failed", "expired", "cancelled"):  # items without a result share the batch's fate
-                fate = {"failed": "failed", "expired": "expired", "cancelled": "canceled"}[status]
+            try:
+                while True:
+                    ended, status, info = await self.api.poll(self.http, batch)
+                    if ended:
+                        break
+                    await asyncio.sleep(self.poll_seconds)
+                results = await self.api.results(self.http, batch, info)
+            except BatchUnknown:  # its requests are sent again live, each counted
+                status, results = "unknown", {}
+            if status in ("failed", "expired", "cancelled", "unknown"):  # items without a result share its fate
+                fate = {"failed": "failed", "expired": "expired", "cancelled": "canceled", "unknown": "missing"}[status]
                 for item_id, (where, _) in self.recorded.items():
                     if where == batch and item_id not in results:
                         results[item_id] = Outcome(None, fate, f"batch {batch} {status}")
