@@ -206,11 +206,7 @@ class Model:
             return await self._ask(client, slots, messages, spend)
         output = clean_output(outcome.output)
         output.batch = True
-        self.stats.answers += 1
-        self.stats.input_tokens += output.input_tokens
-        self.stats.output_tokens += output.output_tokens
-        spend(self._answer_usage(output))
-        return output
+        return self._answered(output, spend)
 
     # -- the retry loop -----------------------------------------------------------------------
 
@@ -269,11 +265,15 @@ class Model:
             self._connect_failures = 0
             output = clean_output(output)
             output.attempts = attempt
-            self.stats.answers += 1
-            self.stats.input_tokens += output.input_tokens
-            self.stats.output_tokens += output.output_tokens
-            spend(self._answer_usage(output))
-            return output
+            return self._answered(output, spend)
+
+    def _answered(self, output: ModelOutput, spend: Callable[[dict[str, int]], None]) -> ModelOutput:
+        """Count a server's answer (live or batched) in the stats and the ledger."""
+        self.stats.answers += 1
+        self.stats.input_tokens += output.input_tokens
+        self.stats.output_tokens += output.output_tokens
+        spend(self._answer_usage(output))
+        return output
 
     def _congested(self, slots: ConcurrencyLimit, ticket: Ticket, exc: RetryableError) -> None:
         """Lower the requests sent at once; at the first timeout among others, say what to set (once)."""
