@@ -88,6 +88,14 @@ def is_name(value: Any) -> bool:
     return isinstance(value, str) and _NAME.fullmatch(value) is not None
 
 
+def _named_id(answer: Any, doing: str, what: str) -> str:
+    """The ``id`` an API's answer names, checked as :func:`is_name` (it goes into later URL paths)."""
+    value = answer.get("id") if isinstance(answer, dict) else None
+    if not is_name(value):
+        raise BatchFailed(f"{doing}: the answer names no {what} id")
+    return str(value)
+
+
 def env_seconds(name: str, default: float) -> float:
     """A positive number of seconds from the environment, else ``default``."""
     text = os.environ.get(name, "").strip()
@@ -263,15 +271,10 @@ class OpenAIBatches(BatchAPI):
             return data
 
         uploaded = await http.call("POST", "/files", "uploading a batch's requests", form=form)
-        file_id = uploaded.get("id") if isinstance(uploaded, dict) else None
-        if not is_name(file_id):
-            raise BatchFailed("uploading a batch's requests: the answer names no file id")
+        file_id = _named_id(uploaded, "uploading a batch's requests", "file")
         created = await http.call("POST", "/batches", "creating a batch", json={
             "input_file_id": file_id, "endpoint": lines[0]["url"], "completion_window": "24h"})
-        batch = created.get("id") if isinstance(created, dict) else None
-        if not is_name(batch):
-            raise BatchFailed("creating a batch: the answer names no batch id")
-        return str(batch)
+        return _named_id(created, "creating a batch", "batch")
 
     async def poll(self, http: _Http, batch: str) -> tuple[bool, str, dict[str, Any]]:
         """``GET /batches/{id}``: ended at completed, failed, expired or cancelled."""
@@ -319,10 +322,7 @@ class AnthropicBatches(BatchAPI):
     async def submit(self, http: _Http, lines: list[dict[str, Any]], content: bytes) -> str:
         """``POST /v1/messages/batches`` with every request."""
         created = await http.call("POST", "/v1/messages/batches", "creating a batch", json={"requests": lines})
-        batch = created.get("id") if isinstance(created, dict) else None
-        if not is_name(batch):
-            raise BatchFailed("creating a batch: the answer names no batch id")
-        return str(batch)
+        return _named_id(created, "creating a batch", "batch")
 
     async def poll(self, http: _Http, batch: str) -> tuple[bool, str, dict[str, Any]]:
         """``GET /v1/messages/batches/{id}``: ended when ``processing_status`` is ``ended``."""
