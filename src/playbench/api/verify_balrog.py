@@ -29,7 +29,6 @@ from playbench.api.verify import (
     settle,
     task_problem,
 )
-from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord
 from playbench.core.registry import find_task
 from playbench.core.task import Task
@@ -64,10 +63,12 @@ def verify_submission(folder: Path) -> VerifyResult:
 
 
 def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner) -> None:
+    from playbench.suites.balrog.submission import read_episode
+
     names = _task_ids()
     problems: dict[str, str | None] = {}
     for file in sorted(folder.rglob("*_run_*.json")):
-        data = _load(file)
+        data = read_episode(file)
         found = _EPISODE.search(file.name)
         index = int(found.group(1)) if found else -1
         env = file.relative_to(folder).parts[0]
@@ -100,16 +101,6 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner) ->
             continue
         replay = _replay(task, index, seed, rows, data, env, make_agent)
         result.findings.append(settle(runner, label, index, replay))
-
-
-def _load(file: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise PlaybenchError(f"{file} is not a readable episode file: {exc}") from None
-    if not isinstance(data, dict):
-        raise PlaybenchError(f"{file} is not a BALROG episode file (not a JSON object)")
-    return data
 
 
 def _rows(file: Path) -> list[list[str]] | None:

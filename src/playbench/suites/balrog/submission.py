@@ -165,6 +165,17 @@ def write_submission(folder: Path, episodes: Iterable[tuple[EpisodeRecord, Seque
     return written
 
 
+def read_episode(path: Path) -> dict[str, Any]:
+    """One episode file of a submission as a JSON object; a clear error when it is not one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise PlaybenchError(f"{path} is not a readable episode file: {exc}") from None
+    if not isinstance(data, dict):
+        raise PlaybenchError(f"{path} is not a BALROG episode file (not a JSON object)")
+    return data
+
+
 def read_episodes(folder: Path) -> dict[str, list[dict[str, Any]]]:
     """Every episode file of a submission, by environment folder (BALROG's walk; sorted, so repeatable)."""
     folder = Path(folder)
@@ -179,12 +190,7 @@ def read_episodes(folder: Path) -> dict[str, list[dict[str, Any]]]:
                 if not name.endswith(".json") or name.endswith("_summary.json") or name == SUMMARY:
                     continue
                 path = Path(root) / name
-                try:
-                    data = json.loads(path.read_text(encoding="utf-8"))
-                except (OSError, UnicodeDecodeError, ValueError) as exc:
-                    raise PlaybenchError(f"{path} is not a readable episode file: {exc}") from None
-                if not isinstance(data, dict):
-                    raise PlaybenchError(f"{path} is not a BALROG episode file (not a JSON object)")
+                data = read_episode(path)
                 value = data.get("progression", 0.0)
                 if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
                     raise PlaybenchError(f"{path}: progression {value!r} is not a number")
