@@ -23,6 +23,22 @@ def only_run_dir(log_dir: Path) -> Path:
     return runs[0]
 
 
+def run_bytes(run: Path) -> bytes:
+    """Every file of the run as written, plus the steps its compressed shards hold (to look for a leaked key)."""
+    from playbench.log import read_run
+
+    files = b"".join(p.read_bytes() for p in run.rglob("*") if p.is_file())
+    log = read_run(run)
+    steps = b"".join(step.model_dump_json().encode() for record in log.episodes()
+                     for step in log.iter_trajectory(record))
+    return files + steps
+
+
+def requests_with_key(server: Any, key: str) -> int:
+    """Requests the fake server got that carried ``key``, as a bearer token or an ``x-api-key``."""
+    return sum(n for value, n in server.stats.auth.items() if key in value)
+
+
 def stable_lines(run_dir: Path) -> list[str]:
     """episodes.jsonl lines without their volatile ``timing``, sorted by (task, index)."""
     rows = [json.loads(line) for line in (run_dir / "episodes.jsonl").read_text().splitlines() if line.strip()]

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import playbench
-from helpers import PLAYBENCH, only_run_dir, run_cli, wait_for_episodes
+from helpers import PLAYBENCH, only_run_dir, requests_with_key, run_bytes, run_cli, wait_for_episodes
 from playbench.core.errors import PlaybenchError
 from playbench.log import read_run
 from playbench.models.factory import PROVIDERS as PROVIDERS_TABLE
@@ -35,20 +35,6 @@ PROVIDERS = {"openai": ("/v1", "OPENAI_API_KEY", "OPENAI_BASE_URL"),
 
 def _lines(run: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in (run / "episodes.jsonl").read_text().splitlines() if x.strip()]
-
-
-def _all_bytes(run: Path) -> bytes:
-    """Every file of the run as written, plus the steps its compressed shards hold."""
-    files = b"".join(p.read_bytes() for p in run.rglob("*") if p.is_file())
-    log = read_run(run)
-    steps = b"".join(step.model_dump_json().encode() for record in log.episodes()
-                     for step in log.iter_trajectory(record))
-    return files + steps
-
-
-def _canary_seen(server: FakeServer) -> int:
-    """Requests that carried the canary key, as a bearer token or an ``x-api-key``."""
-    return sum(n for value, n in server.stats.auth.items() if CANARY in value)
 
 
 def _their_run(tmp_path: Path, provider: str, server: FakeServer) -> Path:
@@ -80,7 +66,7 @@ def test_a_copied_run_sends_nothing_to_its_server_until_the_user_names_it(
         (line,) = refused.stderr.strip().splitlines()
         url = server.url + suffix
         assert line.startswith("error: ") and f"--base-url {url} again" in line, line
-        assert server.stats.requests == before and _canary_seen(server) == 0  # nothing was sent
+        assert server.stats.requests == before and requests_with_key(server, CANARY) == 0  # nothing was sent
         assert (run / "run.json").read_bytes() == meta and CANARY not in refused.stderr
         # the library refuses the same way
         with monkeypatch.context() as patched:
@@ -96,9 +82,9 @@ def test_a_copied_run_sends_nothing_to_its_server_until_the_user_names_it(
             done = run_cli("eval", "--resume", str(run), env={**env, url_var: url})
         assert done.returncode == 0, done.stderr
         assert f"model {provider}/fake: requests go to {url} with ${key_var}" in done.stderr
-        assert _canary_seen(server) == server.stats.requests - before > 0
+        assert requests_with_key(server, CANARY) == server.stats.requests - before > 0
     assert {r.status for r in read_run(run).latest_episodes().values()} == {"ok"}
-    assert CANARY.encode() not in _all_bytes(run)
+    assert CANARY.encode() not in run_bytes(run)
 
 
 def test_the_providers_default_server_needs_no_confirmation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -110,7 +96,7 @@ def test_the_providers_default_server_needs_no_confirmation(tmp_path: Path, monk
         for name, value in {**CLEAN, "OPENAI_API_KEY": CANARY}.items():
             monkeypatch.setenv(name, value)
         done = playbench.eval(resume=run)
-        assert done.complete and _canary_seen(server) == server.stats.requests - before > 0
+        assert done.complete and requests_with_key(server, CANARY) == server.stats.requests - before > 0
 
 
 def test_a_recorded_ray_cluster_is_refused_until_named_again(tmp_path: Path) -> None:
@@ -159,12 +145,12 @@ def test_a_key_in_the_base_url_is_used_and_never_recorded(tmp_path: Path) -> Non
     assert CANARY not in res.stdout + res.stderr
     run = only_run_dir(tmp_path)
     assert json.loads((run / "run.json").read_text())["settings"]["base_url"] == shown
-    assert CANARY.encode() not in _all_bytes(run)
+    assert CANARY.encode() not in run_bytes(run)
     # a resume with the real URL again records the masked one in its resume event too
     again = run_cli("eval", "--resume", str(run), "--base-url", url.replace("2024-06", "2024-10"), "--quiet",
                     env=CLEAN)
     assert again.returncode == 0, again.stderr
-    assert CANARY.encode() not in _all_bytes(run) and CANARY not in again.stderr
+    assert CANARY.encode() not in run_bytes(run) and CANARY not in again.stderr
 
 
 def test_a_key_in_the_providers_url_variable_is_used_again_on_resume(tmp_path: Path) -> None:
@@ -180,7 +166,7 @@ def test_a_key_in_the_providers_url_variable_is_used_again_on_resume(tmp_path: P
         assert again.returncode == 0, again.stderr
         paths = [path for path, _ in server.received]
     assert len(paths) > 2 and set(paths) == {f"/v1/chat/completions?api-key={CANARY}"}  # the real key, not ***
-    assert CANARY.encode() not in _all_bytes(run)
+    assert CANARY.encode() not in run_bytes(run)
 
 
 def test_a_mock_model_says_it_uses_no_server(tmp_path: Path) -> None:

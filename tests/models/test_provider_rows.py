@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import playbench
-from helpers import only_run_dir, run_cli
+from helpers import only_run_dir, requests_with_key, run_bytes, run_cli
 from playbench.core.errors import PlaybenchError
 from playbench.log import read_run
 from playbench.models.fakeserver import FakeServer
@@ -35,19 +35,6 @@ def _doc_row() -> str:
     found = re.search(r"<!-- row: provider -->\n```python\n(.*?)\n```", DOC.read_text(), re.S)
     assert found, f"{DOC.name} has no provider row example"
     return found.group(1)
-
-
-def _all_bytes(run: Path) -> bytes:
-    """Every file of the run as written, plus the steps its compressed shards hold."""
-    files = b"".join(p.read_bytes() for p in run.rglob("*") if p.is_file())
-    log = read_run(run)
-    steps = b"".join(step.model_dump_json().encode() for record in log.episodes()
-                     for step in log.iter_trajectory(record))
-    return files + steps
-
-
-def _canary_seen(server: FakeServer) -> int:
-    return sum(n for value, n in server.stats.auth.items() if CANARY in value)
 
 
 @pytest.fixture(scope="module")
@@ -87,12 +74,12 @@ def test_the_alias_plays_end_to_end_and_its_key_stays_out_of_the_run(with_alias:
                        env=env)
         assert done.returncode == 0, done.stderr
         assert f"model groq/llama-fake: requests go to {server.url}/v1 with $GROQ_API_KEY" in done.stderr
-        assert _canary_seen(server) == server.stats.requests > 0 and server.stats.faults["echo-key"] > 0
+        assert requests_with_key(server, CANARY) == server.stats.requests > 0 and server.stats.faults["echo-key"] > 0
         assert {body["model"] for _, body in server.received} == {"llama-fake"}
     run = only_run_dir(tmp_path)
     assert {r.status for r in read_run(run).latest_episodes().values()} == {"ok"}
-    assert CANARY.encode() not in _all_bytes(run) and CANARY not in done.stdout + done.stderr
-    assert b"(you sent ***)" in _all_bytes(run)  # the echo reached the records, scrubbed
+    assert CANARY.encode() not in run_bytes(run) and CANARY not in done.stdout + done.stderr
+    assert b"(you sent ***)" in run_bytes(run)  # the echo reached the records, scrubbed
 
 
 def test_the_alias_key_is_scrubbed_from_an_echoed_error(with_alias: dict[str, str], tmp_path: Path) -> None:
@@ -100,10 +87,10 @@ def test_the_alias_key_is_scrubbed_from_an_echoed_error(with_alias: dict[str, st
         env = {**with_alias, "GROQ_BASE_URL": server.url + "/v1", "GROQ_API_KEY": CANARY}
         done = run_cli("eval", *RUN, "--model", "groq/llama-fake", "--episodes", "1", "--log-dir", str(tmp_path),
                        env=env)
-        assert _canary_seen(server) > 0
+        assert requests_with_key(server, CANARY) > 0
     assert done.returncode != 0 and "HTTP 401" in done.stderr, done.stderr
     assert CANARY not in done.stdout + done.stderr
-    assert CANARY.encode() not in _all_bytes(only_run_dir(tmp_path))
+    assert CANARY.encode() not in run_bytes(only_run_dir(tmp_path))
 
 
 def test_resume_confirmation_knows_the_alias_url_variable(with_alias: dict[str, str], tmp_path: Path) -> None:
@@ -124,8 +111,8 @@ def test_resume_confirmation_knows_the_alias_url_variable(with_alias: dict[str, 
         assert server.stats.requests == before
         done = run_cli("eval", "--resume", str(run), "--quiet", env={**env, "GROQ_BASE_URL": url})
         assert done.returncode == 0, done.stderr
-        assert _canary_seen(server) == server.stats.requests - before > 0
-    assert CANARY.encode() not in _all_bytes(run)
+        assert requests_with_key(server, CANARY) == server.stats.requests - before > 0
+    assert CANARY.encode() not in run_bytes(run)
 
 
 # -- openai-api/<service>/<model>: no row, no code -------------------------------------------------------
@@ -149,9 +136,9 @@ def test_the_generic_form_reads_its_services_variables(clean_env: pytest.MonkeyP
         clean_env.setenv("TOGETHER_BASE_URL", server.url + "/v1")
         clean_env.setenv("TOGETHER_API_KEY", CANARY)
         done = _eval(tmp_path)
-        assert done.complete and _canary_seen(server) == server.stats.requests > 0
+        assert done.complete and requests_with_key(server, CANARY) == server.stats.requests > 0
         assert {body["model"] for _, body in server.received} == {"meta-llama/fake"}  # the service is not sent
-    assert CANARY.encode() not in _all_bytes(done.path) and b"(you sent ***)" in _all_bytes(done.path)
+    assert CANARY.encode() not in run_bytes(done.path) and b"(you sent ***)" in run_bytes(done.path)
     assert json.loads((done.path / "run.json").read_text())["config"]["model"] == "openai-api/together/meta-llama/fake"
 
 
@@ -180,15 +167,15 @@ def test_resume_confirmation_knows_the_generic_url_variable(clean_env: pytest.Mo
         server.down = False
         run = tmp_path / "ours"
         shutil.copytree(first.path, run)
-        before, seen = server.stats.requests, _canary_seen(server)
+        before, seen = server.stats.requests, requests_with_key(server, CANARY)
         clean_env.setenv("TOGETHER_BASE_URL", "")
         with pytest.raises(PlaybenchError, match=f"a server you have not named.*--base-url {re.escape(url)} again"):
             playbench.eval(resume=run)
         assert server.stats.requests == before
         clean_env.setenv("TOGETHER_BASE_URL", url)
         done = playbench.eval(resume=run)
-        assert done.complete and _canary_seen(server) - seen == server.stats.requests - before > 0
-    assert CANARY.encode() not in _all_bytes(run)
+        assert done.complete and requests_with_key(server, CANARY) - seen == server.stats.requests - before > 0
+    assert CANARY.encode() not in run_bytes(run)
 
 
 
