@@ -236,4 +236,5 @@ def test_dry_run_shows_live_cached_and_batch_estimates_side_by_side() -> None:
     share = f"{task.cache_read_tokens / task.input_tokens:.0%}"
     assert "cache" in out and share in out
     assert f"with the provider's prompt cache: typical ~{fmt_cost(est.cost_usd(typical=True, cached=True))}, " \
-           f"at most {fmt_cost(cached)}; batch ~{fmt_cost(batch)}" in out
+           f"at most {fmt_cost(cached)}\n" in out
+    assert f"as a batch: typical ~{fmt_cost(est.cost_usd(typical=True, batch=True))}, at most {fmt_cost(batch)}" in out

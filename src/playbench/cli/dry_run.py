@@ -58,8 +58,9 @@ def dry_run(tasks: tuple[str, ...], params: dict[str, Any]) -> None:
         console.print(f"cost: typical ~{fmt_cost(est.cost_usd(typical=True))}, "
                       f"at most {fmt_cost(est.cost_usd())}{left_out}", style="bold")
         console.print(f"with the provider's prompt cache: typical ~{fmt_cost(est.cost_usd(typical=True, cached=True))}, "
-                      f"at most {fmt_cost(est.cost_usd(cached=True))}; batch ~{fmt_cost(est.cost_usd(batch=True))} "
-                      f"(at most, at the batch discount)")
+                      f"at most {fmt_cost(est.cost_usd(cached=True))}")
+        console.print(f"as a batch: typical ~{fmt_cost(est.cost_usd(typical=True, batch=True))}, "
+                      f"at most {fmt_cost(est.cost_usd(batch=True))} (the live figures at the batch discount)")
     if est.model and est.price is None:
         console.print("cost: no list price known for this model; give -M price_input=USD -M price_output=USD "
                       "(per million tokens)", style="yellow")
