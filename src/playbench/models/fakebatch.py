@@ -13,6 +13,7 @@ shares of the items (picked by a hash of the ``custom_id``, the same on every ru
 batch created (its id and custom_ids), ``live`` every live request's body, ``polls`` the status requests.
 """
 
+import argparse
 import asyncio
 import hashlib
 import itertools
@@ -238,3 +239,23 @@ class FakeBatchServer:
                                                                   "completion window expired."}}
         return {"id": f"req_{item}", "custom_id": item, "error": None,
                 "response": {"status_code": 500, "request_id": item, "body": {"error": {"message": "server error"}}}}
+
+
+def main() -> None:
+    """Standalone server for manual ``--batch`` runs: ``python -m playbench.models.fakebatch --port 8798``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--delay", type=float, default=0.2, help="seconds a batch stays in progress")
+    parser.add_argument("--errored", type=float, default=0.0, help="share of items answered with an error")
+    parser.add_argument("--expired", type=float, default=0.0, help="share of items left to expire")
+    args = parser.parse_args()
+    server = FakeBatchServer(delay=args.delay, errored=args.errored, expired=args.expired, port=args.port).start()
+    print(f"PORT {server.port}", flush=True)
+    try:
+        server._thread.join()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
