@@ -65,6 +65,20 @@ def test_untouched_runs_of_the_four_suites_verify(runs: dict[str, Path]) -> None
     assert done.stdout.startswith("8 verified, 0 differing, 0 not verifiable")
 
 
+def test_a_scored_episode_without_steps_is_not_vouched_for(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A forged score whose steps were dropped cannot pass: nothing differs, yet verify exits 3, not 0."""
+    run = _copy(runs["random"], tmp_path)
+    rows = _lines(run)
+    rows[0]["trajectory"], rows[0]["score"] = None, 50.0
+    _write_lines(run, rows)
+    result = playbench.verify(run)
+    assert result.ok and result.unchecked == 1 and not result.complete
+    done = run_cli("verify", str(run))
+    assert done.returncode == 3, done.stdout
+    assert "not verified: 1 scored episode(s) could not be checked" in done.stdout
+    assert playbench.verify(runs["random"]).complete
+
+
 def test_an_edited_score_is_found(runs: dict[str, Path], tmp_path: Path) -> None:
     run = _copy(runs["random"], tmp_path)
     rows = _lines(run)
@@ -191,7 +205,8 @@ def test_balrog_submissions(runs: dict[str, Path], tmp_path: Path) -> None:
     model = tmp_path / "model"
     assert run_cli("export", str(runs["model"]), "--format", "balrog", "-o", str(model)).returncode == 0
     result = playbench.verify(model)
-    assert result.not_verifiable == 2 and result.verified == 0 and result.ok
+    assert result.not_verifiable == 2 and result.verified == 0 and result.ok and result.unchecked == 2
+    assert run_cli("verify", str(model)).returncode == 3  # the model's answers are no executed actions
     assert all("model's answers" in (f.reason or "") for f in result.findings)
 
 

@@ -60,6 +60,9 @@ class Finding:
     verdict: Verdict
     difference: Difference | None = None
     reason: str | None = None  # why it is not verifiable
+    #: not verifiable, but hiding no score: the episode is not scored (an error status) or its task is declared
+    #: not reproducible. Any other unchecked episode is a score nobody vouched for (``VerifyResult.complete``).
+    excused: bool = False
 
     @property
     def name(self) -> str:
@@ -98,9 +101,19 @@ class VerifyResult:
         return self._count("not-verifiable")
 
     @property
+    def unchecked(self) -> int:
+        """Scored episodes that could not be re-played here (steps missing or damaged, engine or data missing)."""
+        return sum(f.verdict == "not-verifiable" and not f.excused for f in self.findings)
+
+    @property
     def ok(self) -> bool:
         """Nothing differs (episodes that could not be checked do not make it fail, nor count as verified)."""
         return self.differing == 0 and not self.folder_differences
+
+    @property
+    def complete(self) -> bool:
+        """Nothing differs and every scored episode was re-played (or its task is not reproducible by design)."""
+        return self.ok and self.unchecked == 0
 
 
 def verify(path: Path | str) -> VerifyResult:
@@ -141,7 +154,9 @@ def _check_run(log: RunLog, result: VerifyResult, runner: asyncio.Runner) -> Non
             continue
         reason = _not_verifiable(record, task, spec.params, problems)
         if reason is not None:
-            result.findings.append(Finding(record.task, record.index, "not-verifiable", reason=reason))
+            excused = record.status != "ok" or bool(task is not None and task.not_reproducible)
+            result.findings.append(Finding(record.task, record.index, "not-verifiable", reason=reason,
+                                           excused=excused))
             continue
         assert task is not None
         expected = episode_seed(log.config.seed, record.task, record.index)

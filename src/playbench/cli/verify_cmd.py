@@ -1,7 +1,8 @@
 """``playbench verify``: re-play a run (or a BALROG submission folder) and say whether its records hold.
 
-Exit codes: 0 when nothing differs, 1 when an episode (or a folder's summary) differs, 2 for a folder that is
-neither a run nor a submission. Every text shown comes from records, so it goes through ``safe_text``.
+Exit codes: 0 when nothing differs and every scored episode was re-played, 1 when an episode (or a folder's
+summary) differs, 3 when nothing differs but some scored episodes could not be checked (a score nobody
+vouched for), 2 for a folder that is neither a run nor a submission. Every text shown comes from records, so it goes through ``safe_text``.
 """
 
 import sys
@@ -39,6 +40,9 @@ def lines(result: VerifyResult) -> list[str]:
         out.append("note: the folder holds no episode")
     elif not result.verified and not result.differing:
         out.append("note: no episode could be re-played, so nothing was verified")
+    if result.ok and result.unchecked:
+        out.append(f"not verified: {result.unchecked} scored episode(s) could not be checked, so their scores rest "
+                   "on the records alone (exit 3)")
     return out
 
 
@@ -48,9 +52,10 @@ def command(run: str) -> None:
     """Re-play RUN's episodes from their seeds and actions and check every recorded value.
 
     RUN is a run directory (local, resumed, Ray or merged) or a BALROG submission folder written by
-    ``playbench export --format balrog``. Exit code 1 when anything differs.
+    ``playbench export --format balrog``. Exit code 1 when anything differs, 3 when scored episodes could not
+    be checked.
     """
     result = verify(run)
     for line in lines(result):
         click.echo(line)
-    sys.exit(0 if result.ok else 1)
+    sys.exit(1 if not result.ok else 3 if result.unchecked else 0)
