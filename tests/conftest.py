@@ -7,11 +7,18 @@ otherwise reported as skipped with that reason, never as passed.
 """
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# A suite started in the background of a non-interactive shell (``make test &``) inherits SIGINT ignored,
+# and so would every playbench process the tests start: their Ctrl-C tests would see the signal ignored.
+# A handler (unlike SIG_IGN) is reset to the default on exec, so the children get Ctrl-C back.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 DATA_VARIABLE = "PLAYBENCH_TEST_DATA"
 
 
