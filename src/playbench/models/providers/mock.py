@@ -12,7 +12,7 @@ from playbench.models.providers.base import Provider
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
 
-def load_script(path: str) -> list:
+def load_script(path: str) -> list[Any]:
     """A script: a JSON list of answers (replayed in call order) or of ``{"match", "answer"}`` rules."""
     file = Path(path)
     if not file.is_file():
@@ -46,13 +46,13 @@ class MockProvider(Provider):
         if not self.script:
             return None
         if all(isinstance(item, str) for item in self.script):
-            text = self.script[self._calls % len(self.script)]
+            text = str(self.script[self._calls % len(self.script)])
             self._calls += 1
             return text
         last = next((m.content for m in reversed(messages) if m.role == "user"), "")
         for item in self.script:
             if isinstance(item, dict) and re.search(item["match"], last):
-                return item["answer"]
+                return str(item["answer"])
         return None
 
     async def generate(self, client: Any, messages: list[Message],
