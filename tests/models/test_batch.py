@@ -1,4 +1,4 @@
-"""``--batch``: OpenAI and Anthropic provider batches against loopback servers (delays, partial failures,
+"""``--batch``: OpenAI, Anthropic and Gemini provider batches against loopback servers (delays, partial failures,
 expiry), records equal to a live run's, and a run killed after submitting that resumes without sending a
 request twice."""
 
@@ -32,6 +32,11 @@ def _base(server: FakeBatchServer, provider: str) -> str:
     return f"{server.url}/v1" if provider == "openai" else server.url
 
 
+def _item_of(line: dict[str, Any]) -> str:
+    """A request line's item id: ``custom_id`` (OpenAI, Anthropic) or ``metadata.key`` (Gemini)."""
+    return str(line["custom_id"]) if "custom_id" in line else str(line["metadata"]["key"])
+
+
 def _run(tmp: Path, name: str, server: FakeBatchServer, provider: str, *, batch: bool, episodes: int = 6,
          task: str = "mango/df", **extra: Any) -> Any:
     opts: dict[str, Any] = {"batch": True} if batch else {}
@@ -60,7 +65,7 @@ def _steps(path: Path) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "google"])
 def test_a_batch_run_records_what_a_live_run_records(tmp_path: Path, provider: str) -> None:
     with FakeBatchServer(delay=0.3) as server:
         live = _run(tmp_path, "live", server, provider, batch=False)
@@ -79,7 +84,7 @@ def test_a_batch_run_records_what_a_live_run_records(tmp_path: Path, provider: s
     assert [e["kind"] for e in entries] == ["submitted", "ended"]
     assert sorted(i for i, _ in entries[0]["items"]) == sorted(server.submitted_items())
     kept = (batched.path / entries[0]["requests"]).read_text().splitlines()
-    assert sorted(json.loads(line)["custom_id"] for line in kept) == sorted(server.submitted_items())
+    assert sorted(_item_of(json.loads(line)) for line in kept) == sorted(server.submitted_items())
     assert "batch" in json.loads((batched.path / "run.json").read_text())["settings"]
     assert "batch" not in json.loads((live.path / "run.json").read_text())["settings"]
 
@@ -115,6 +120,29 @@ def test_errored_and_expired_items_are_sent_again_live_and_counted(tmp_path: Pat
     assert _records(batched.path) == _records(live.path)
 
 
+def test_gemini_errored_items_and_an_expired_batch_are_sent_again_live_and_counted(tmp_path: Path) -> None:
+    with FakeBatchServer(delay=0.1, errored=0.25) as server:
+        live = _run(tmp_path, "live", server, "google", batch=False, episodes=12)
+        before = len(server.live)
+        batched = _run(tmp_path, "batch", server, "google", batch=True, episodes=12)
+        resent = len(server.live) - before
+        assert len(server.submitted_items()) == 12
+    assert 0 < resent < 12  # the errored items only: the others were answered inline
+    assert batched.model_stats.faults["batch-errored"] == resent and not batched.model_stats.faults["batch-expired"]
+    episodes = read_run(batched.path).episodes()
+    assert sum(r.usage.get("batch_resent", 0) for r in episodes) == resent
+    assert sum(r.usage.get("batch", 0) for r in episodes) == 12 - resent
+    assert batched.status_counts == {"ok": 12}
+    assert _records(batched.path) == _records(live.path)
+    # an expired Gemini batch answers nothing: every item is sent again live, each counted as expired
+    with FakeBatchServer(delay=0.1, expired=0.6) as server:  # the share that takes one of the four items
+        expired = _run(tmp_path, "expired", server, "google", batch=True, episodes=4)
+        assert len(server.submitted_items()) == 4 and len(server.live) == 4
+    assert expired.model_stats.faults["batch-expired"] == 4 and expired.status_counts == {"ok": 4}
+    assert json.loads((expired.path / "batches.jsonl").read_text().splitlines()[-1])["status"] == "expired"
+    assert _records(expired.path) == _records(live.path)[:4]
+
+
 def _journal_holds_a_batch(log_dir: Path) -> Path | None:
     for journal in log_dir.glob("*/batches.jsonl"):
         if b'"submitted"' in journal.read_bytes():
@@ -122,7 +150,7 @@ def _journal_holds_a_batch(log_dir: Path) -> Path | None:
     return None
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "google"])
 def test_a_run_killed_after_submitting_resumes_without_sending_anything_twice(tmp_path: Path, provider: str) -> None:
     env = {**os.environ, "PLAYBENCH_BATCH_POLL": "0.1", "PLAYBENCH_BATCH_WAIT": "0.1"}
     with FakeBatchServer(delay=4.0) as server:
@@ -213,9 +241,6 @@ def test_a_recorded_batch_the_server_does_not_know_is_sent_again(tmp_path: Path)
 
 
 def test_batch_is_refused_where_no_batch_api_exists(tmp_path: Path) -> None:
-    with pytest.raises(PlaybenchError, match="not supported for google/ models yet"):
-        playbench.eval("mango/df", model="google/gemini-x", base_url="http://127.0.0.1:9", batch=True,
-                       log_dir=tmp_path, episodes=1)
     with pytest.raises(PlaybenchError, match="batch API"):
         playbench.eval("mango/df", model="mock/demo", batch=True, log_dir=tmp_path, episodes=1)
     with pytest.raises(PlaybenchError, match="--batch needs --model"):
@@ -305,3 +330,36 @@ def test_the_progress_bar_shows_the_batches(tmp_path: Path) -> None:
         _run(tmp_path, "batch", server, "openai", batch=True, episodes=2,
              progress=Bar(Console(file=out, force_terminal=False, width=120)))
     assert "batches: 1 submitted, 0 in progress, 1 done" in out.getvalue()
+
+
+def test_gemini_responses_without_keys_are_matched_by_position() -> None:
+    import asyncio
+
+    from playbench.models.batch import GeminiBatches
+    from playbench.models.fakeserver import reply_body
+    from playbench.models.providers.google import GoogleProvider
+
+    api = GeminiBatches(GoogleProvider("x", "http://127.0.0.1:9", None))
+    answered = reply_body("gemini", "x", "north", [("user", "Pick one")])
+    info = {"name": "batches/b1", "done": True, "metadata": {"state": "BATCH_STATE_SUCCEEDED"},
+            "response": {"inlinedResponses": {"inlinedResponses": [{"response": answered}, {"error": {"code": 13}}]}}}
+    results = asyncio.run(api.results(None, "b1", info, ["pb-a-0-0", "pb-b-1-0"]))  # type: ignore[arg-type]
+    assert results["pb-a-0-0"].output is not None and results["pb-a-0-0"].output.text == "north"
+    assert results["pb-b-1-0"].output is None and results["pb-b-1-0"].fault == "errored"
+    # a count that differs from the batch's cannot be matched by position: nothing is taken (all re-sent live)
+    assert asyncio.run(api.results(None, "b1", info, ["pb-a-0-0", "pb-b-1-0", "pb-c-2-0"])) == {}  # type: ignore[arg-type]
+
+
+def test_a_queue_larger_than_geminis_inline_limit_goes_out_as_several_batches() -> None:
+    from playbench.models.batch import BatchCollector, _Item
+    from playbench.models.providers.google import GoogleProvider
+
+    collector = BatchCollector(GoogleProvider("x", "http://127.0.0.1:9", None), _Journal("b0", "d" * 64))
+    assert collector.api.max_bytes is not None and collector.api.max_bytes < 20 * 2**20  # Google's 20 MB
+    items = [_Item(f"pb-{n}", "d", collector.api.line(f"pb-{n}", {"contents": [{"parts": [{"text": "x" * 90}]}]}),
+                   None) for n in range(5)]  # type: ignore[arg-type]
+    size = len(json.dumps(items[0].line, separators=(",", ":"))) + 1  # every line has this size
+    collector.api.max_bytes = 2 * size + size // 2
+    assert collector._cut(items) == 2  # two lines fit, a third does not
+    collector.api.max_bytes = 10
+    assert collector._cut(items) == 1  # one too large still goes, alone

@@ -79,7 +79,7 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     ``key=value`` strings, like ``-T``/``-A``/``-M``), the connection settings ``base_url``,
     ``max_connections``, ``max_episodes``, ``max_retries``, ``timeout``, ``retry_backoff``,
     ``max_connect_failures``, and ``cache``; ``batch=True`` sends the model's requests as provider batches
-    (OpenAI, Anthropic: half price, answers within 24 h; see docs/models.md, "Batch runs"); ``label`` names the run in reports and plots. ``executor="ray"`` plays the episodes on the workers of a Ray
+    (OpenAI, Anthropic, Gemini: half price, answers within 24 h; see docs/models.md, "Batch runs"); ``label`` names the run in reports and plots. ``executor="ray"`` plays the episodes on the workers of a Ray
     cluster (``ray_address``, default ``$RAY_ADDRESS``, else a local cluster; see docs/scale.md) and
     ``shard="K/N"`` plays only shard K of N of the episodes (``playbench merge`` joins the shards).
     ``resume=PATH`` continues that run with its recorded

@@ -37,7 +37,7 @@ _DISPLAY = {"tasks", "quiet", "write_view", "dry_run"}
               help="Server URL for OpenAI-compatible providers (several, comma-separated, with --executor ray).")
 @click.option("--cache", is_flag=True, help="Answer repeated model requests from an on-disk cache.")
 @click.option("--batch", is_flag=True,
-              help="Send the model's requests as provider batches (OpenAI, Anthropic: half price, slower; "
+              help="Send the model's requests as provider batches (OpenAI, Anthropic, Gemini: half price, slower; "
                    "docs/models.md).")
 @click.option("--retry-backoff", type=float, default=1.0, show_default=True,
               help="Seconds before the first retry of a failed model request (doubles each retry, jittered).")

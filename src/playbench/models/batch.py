@@ -1,4 +1,4 @@
-"""Provider batches (``--batch``): a Model's requests collected and sent as OpenAI or Anthropic batches.
+"""Provider batches (``--batch``): a Model's requests collected and sent as OpenAI, Anthropic or Gemini batches.
 
 Agents and the episode loop do not change: under ``--batch`` the Model hands each request to a
 :class:`BatchCollector` instead of sending it, and the call waits for its answer as it would wait for a slow
@@ -206,6 +206,8 @@ class BatchAPI:
     """One provider's batch wire format."""
 
     name = "?"
+    #: largest batch (its lines' JSON) the API takes in one request; None: only MAX_ITEMS bounds it
+    max_bytes: int | None = None
 
     def __init__(self, provider: Provider) -> None:
         self.provider = provider
@@ -222,8 +224,8 @@ class BatchAPI:
         """(ended, status, the batch object)."""
         raise NotImplementedError
 
-    async def results(self, http: _Http, batch: str, info: dict[str, Any]) -> dict[str, Outcome]:
-        """custom_id -> outcome, for the items the provider reports."""
+    async def results(self, http: _Http, batch: str, info: dict[str, Any], items: list[str]) -> dict[str, Outcome]:
+        """custom_id -> outcome, for the items the provider reports (``items``: the batch's ids, in its order)."""
         raise NotImplementedError
 
     def answer(self, body: Any) -> Outcome:
@@ -284,7 +286,7 @@ class OpenAIBatches(BatchAPI):
             raise BatchFailed(f"polling batch {batch}: the answer has no status")
         return status in self.ENDED, status, info
 
-    async def results(self, http: _Http, batch: str, info: dict[str, Any]) -> dict[str, Outcome]:
+    async def results(self, http: _Http, batch: str, info: dict[str, Any], items: list[str]) -> dict[str, Outcome]:
         """The output file's answers and the error file's errors (expired and cancelled items among them)."""
         out: dict[str, Outcome] = {}
         for key in ("error_file_id", "output_file_id"):  # an answer wins over an error for the same id
@@ -332,7 +334,7 @@ class AnthropicBatches(BatchAPI):
             raise BatchFailed(f"polling batch {batch}: the answer has no processing_status")
         return status == "ended", status, info
 
-    async def results(self, http: _Http, batch: str, info: dict[str, Any]) -> dict[str, Outcome]:
+    async def results(self, http: _Http, batch: str, info: dict[str, Any], items: list[str]) -> dict[str, Outcome]:
         """The results file (read from the API's own results path, never from a URL the answer names)."""
         content = await http.call("GET", f"/v1/messages/batches/{batch}/results", f"reading batch {batch}'s results",
                                   raw=True)
@@ -351,6 +353,80 @@ class AnthropicBatches(BatchAPI):
         return out
 
 
+_GEMINI_BATCH = re.compile(r"batches/([A-Za-z0-9_-]{1,200})")
+#: Gemini's batch states, as the REST API writes them (``BATCH_STATE_*``) or its SDKs (``JOB_STATE_*``), ended ones
+_GEMINI_ENDED = ("succeeded", "failed", "cancelled", "expired")
+
+
+class GeminiBatches(BatchAPI):
+    """``models/{model}:batchGenerateContent`` with inline requests, polled at ``batches/{id}``: Gemini's batch mode."""
+
+    name = "google"
+    #: inline requests must stay under 20 MB in all; a larger queue goes out as several batches
+    max_bytes = 19 * 2**20
+
+    def line(self, item_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """``{request, metadata: {key}}``: the generateContent request, its custom_id as the key."""
+        return {"request": body, "metadata": {"key": item_id}}
+
+    async def submit(self, http: _Http, lines: list[dict[str, Any]], content: bytes) -> str:
+        """``POST /v1beta/models/{model}:batchGenerateContent``; the id of the ``batches/{id}`` it names."""
+        created = await http.call("POST", f"/v1beta/models/{self.provider.model}:batchGenerateContent",
+                                  "creating a batch", json={"batch": {
+                                      "displayName": "playbench", "inputConfig": {"requests": {"requests": lines}}}})
+        name = created.get("name") if isinstance(created, dict) else None
+        match = _GEMINI_BATCH.fullmatch(name) if isinstance(name, str) else None
+        if match is None:
+            raise BatchFailed("creating a batch: the answer names no batches/{id}")
+        return match.group(1)
+
+    async def poll(self, http: _Http, batch: str) -> tuple[bool, str, dict[str, Any]]:
+        """``GET /v1beta/batches/{id}``, an operation with the state in its ``metadata``.
+
+        Ended at succeeded, failed, cancelled or expired; the status is the state's last word, lower-cased.
+        """
+        info = await http.call("GET", f"/v1beta/batches/{batch}", f"polling batch {batch}")
+        meta = info.get("metadata") if isinstance(info, dict) else None
+        state = meta.get("state") if isinstance(meta, dict) else None
+        if not isinstance(state, str) and isinstance(info, dict):
+            state = info.get("state")  # the batch itself rather than its operation
+        if not isinstance(state, str):
+            raise BatchFailed(f"polling batch {batch}: the answer has no state")
+        status = re.sub(r"^(BATCH|JOB)_STATE_", "", state).lower()
+        return status in _GEMINI_ENDED, status, info
+
+    async def results(self, http: _Http, batch: str, info: dict[str, Any], items: list[str]) -> dict[str, Outcome]:
+        """The inline responses, matched by their metadata key, else by position (they keep the requests' order).
+
+        A batch answered in a responses file instead reports nothing here: its items are sent again live.
+        """
+        output = info.get("response")
+        if not isinstance(output, dict):
+            meta = info.get("metadata")
+            output = meta.get("output") if isinstance(meta, dict) else None
+        inlined = output.get("inlinedResponses") if isinstance(output, dict) else None
+        rows = inlined.get("inlinedResponses") if isinstance(inlined, dict) else inlined
+        if not isinstance(rows, list):
+            return {}
+        known, out = set(items), {}
+        for number, row in enumerate(rows):
+            if not isinstance(row, dict):
+                continue
+            meta = row.get("metadata")
+            key = meta.get("key") if isinstance(meta, dict) else None
+            if not (isinstance(key, str) and key in known):
+                key = items[number] if len(rows) == len(items) else None
+            if key is None:
+                continue
+            if isinstance(row.get("response"), dict):
+                out[key] = self.answer(row["response"])
+            else:
+                error = row.get("error")
+                code = error.get("code") if isinstance(error, dict) else None
+                out[key] = Outcome(None, "errored", f"code {code}")
+        return out
+
+
 def batch_api(provider: Provider) -> BatchAPI:
     """The batch API of ``provider``; PlaybenchError (one line) for one playbench cannot batch."""
     if provider.name == "openai":
@@ -358,10 +434,9 @@ def batch_api(provider: Provider) -> BatchAPI:
     if provider.name == "anthropic":
         return AnthropicBatches(provider)
     if provider.name == "google":
-        raise PlaybenchError("--batch is not supported for google/ models yet (Gemini's batch mode); "
-                             "run without --batch")
+        return GeminiBatches(provider)
     raise PlaybenchError(f"--batch needs a provider with a batch API: openai/ (or an OpenAI-compatible server "
-                         f"offering /v1/batches) or anthropic/; {provider.name}/ has none")
+                         f"offering /v1/batches), anthropic/ or google/; {provider.name}/ has none")
 
 
 # -- the collector ---------------------------------------------------------------------------
@@ -386,6 +461,8 @@ class BatchCollector:
         self.http = _Http(provider, timeout, max_retries, backoff or Backoff())
         #: custom_id -> (batch id, request digest) of every item a batch of this run holds
         self.recorded: dict[str, tuple[str, str]] = {}
+        #: batch id -> its items' custom_ids, in the batch's order (Gemini may answer by position)
+        self.order: dict[str, list[str]] = {}
         ended: set[str] = set()
         submitted: list[str] = []
         for entry in journal.entries():
@@ -393,6 +470,7 @@ class BatchCollector:
                 ended.add(entry["batch"])
             elif entry["api"] == self.api.name:
                 submitted.append(entry["batch"])
+                self.order[entry["batch"]] = [item_id for item_id, _ in entry["items"]]
                 for item_id, item_digest in entry["items"]:
                     self.recorded[item_id] = (entry["batch"], item_digest)
         self._journal_ended = ended
@@ -451,7 +529,8 @@ class BatchCollector:
                    and loop.time() - first < MAX_WAIT_SECONDS):
                 seen = len(self._pending)
                 await asyncio.sleep(self.quiet_seconds)
-            items, self._pending = self._pending[:MAX_ITEMS], self._pending[MAX_ITEMS:]
+            cut = self._cut(self._pending[:MAX_ITEMS])
+            items, self._pending = self._pending[:cut], self._pending[cut:]
             try:
                 batch = await self._submit(items)
             except Exception as exc:  # told to every waiting call (the Model stops the run on it)
@@ -468,6 +547,17 @@ class BatchCollector:
                 waiter = loop.create_task(self._answer(batch, item))
                 self._waiters.add(waiter)
                 waiter.add_done_callback(self._waiters.discard)
+
+    def _cut(self, items: list[_Item]) -> int:
+        """How many of ``items`` go in the next batch: all, or as many as fit the API's size limit (at least one)."""
+        if self.api.max_bytes is None:
+            return len(items)
+        size = 0
+        for n, item in enumerate(items):
+            size += len(orjson.dumps(item.line)) + 1
+            if size > self.api.max_bytes and n:
+                return n
+        return len(items)
 
     async def _answer(self, batch: str, item: _Item) -> None:
         try:
@@ -490,6 +580,7 @@ class BatchCollector:
         await asyncio.to_thread(self.journal.append, entry)
         for item in items:
             self.recorded[item.item_id] = (batch, item.digest)
+        self.order[batch] = [item.item_id for item in items]
         self.counts["submitted"] += 1
         self._told()
         return batch
@@ -505,7 +596,7 @@ class BatchCollector:
                     if ended:
                         break
                     await asyncio.sleep(self.poll_seconds)
-                results = await self.api.results(self.http, batch, info)
+                results = await self.api.results(self.http, batch, info, self.order.get(batch, []))
             except BatchUnknown:  # its requests are sent again live, each counted
                 status, results = "unknown", {}
             if status in ("failed", "expired", "cancelled", "unknown"):  # items without a result share its fate

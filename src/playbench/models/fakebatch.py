@@ -1,15 +1,18 @@
-"""A loopback server of the OpenAI and Anthropic batch APIs (and their live endpoints), for the ``--batch`` tests.
+"""A loopback server of the OpenAI, Anthropic and Gemini batch APIs (and their live endpoints), for ``--batch`` tests.
 
 OpenAI: ``POST /v1/files`` (multipart, purpose ``batch``), ``POST /v1/batches``, ``GET /v1/batches/{id}``,
 ``GET /v1/files/{id}/content``. Anthropic: ``POST /v1/messages/batches``, ``GET /v1/messages/batches/{id}``,
-``GET /v1/messages/batches/{id}/results``. Live ``/v1/chat/completions`` and ``/v1/messages`` answer too
-(the requests a batch did not answer are sent there). Every answer is the deterministic one of
+``GET /v1/messages/batches/{id}/results``. Gemini: ``POST /v1beta/models/{model}:batchGenerateContent``
+(inline requests), ``GET /v1beta/batches/{id}`` (an operation; the inline responses in ``response`` once it is
+done). Live ``/v1/chat/completions``, ``/v1/messages`` and ``/v1beta/models/{model}:generateContent`` answer
+too (the requests a batch did not answer are sent there). Every answer is the deterministic one of
 :mod:`playbench.models.mockbrain`, as :mod:`playbench.models.fakeserver` gives, so a batch run and a live
 run get the same answers.
 
 A batch stays ``in_progress`` for ``delay`` seconds after it is created. ``errored`` and ``expired`` are
 shares of the items (picked by a hash of the ``custom_id``, the same on every run) that end with an error
-(HTTP 500 inside the result) or expired (the whole batch then ends ``expired``). ``submissions`` logs every
+(HTTP 500 inside the result) or expired (the whole batch then ends ``expired``; a Gemini batch that expires
+answers nothing, as Google's do). ``submissions`` logs every
 batch created (its id and custom_ids), ``live`` every live request's body, ``polls`` the status requests.
 """
 
@@ -38,6 +41,8 @@ class _Batch:
     status: str = "in_progress"
     output_file: str | None = None
     error_file: str | None = None
+    model: str = ""
+    output: list[dict[str, Any]] | None = None
 
 
 def _share(item_id: str, salt: str) -> float:
@@ -80,6 +85,7 @@ class FakeBatchServer:
                 web.get("/v1/messages/batches/{id}", self._status_anthropic),
                 web.get("/v1/messages/batches/{id}/results", self._results_anthropic),
                 web.post("/v1/chat/completions", self._live), web.post("/v1/messages", self._live),
+                web.post("/v1beta/models/{target}", self._gemini), web.get("/v1beta/batches/{id}", self._status_gemini),
             ])
             self._runner = web.AppRunner(app)
             self._loop.run_until_complete(self._runner.setup())
@@ -167,6 +173,42 @@ class FakeBatchServer:
             return web.json_response({"type": "error", "error": {"type": "not_found_error"}}, status=404)
         return web.Response(body=batch.results, content_type="application/binary")
 
+    # -- Gemini ---------------------------------------------------------------------------------
+
+    async def _gemini(self, request: web.Request) -> web.Response:
+        model, _, method = request.match_info["target"].partition(":")
+        if method == "generateContent":
+            return await self._live(request)
+        body = await request.json()
+        batch = body.get("batch") if isinstance(body, dict) else None
+        config = batch.get("inputConfig", batch.get("input_config")) if isinstance(batch, dict) else None
+        inline = config.get("requests") if isinstance(config, dict) else None
+        lines = inline.get("requests") if isinstance(inline, dict) else None
+        if (method != "batchGenerateContent" or not isinstance(lines, list) or not lines
+                or not all(isinstance(line, dict) and isinstance(line.get("request"), dict) for line in lines)):
+            return web.json_response({"error": {"code": 400, "status": "INVALID_ARGUMENT"}}, status=400)
+        return web.json_response(self._open("google", lines, model))
+
+    async def _status_gemini(self, request: web.Request) -> web.Response:
+        batch = self._batch(request)
+        if batch is None:
+            return web.json_response({"error": {"code": 404, "status": "NOT_FOUND"}}, status=404)
+        return web.json_response(self._operation(request.match_info["id"], batch))
+
+    @staticmethod
+    def _operation(name: str, batch: _Batch) -> dict[str, Any]:
+        state = {"in_progress": "BATCH_STATE_RUNNING", "completed": "BATCH_STATE_SUCCEEDED"}.get(
+            batch.status, "BATCH_STATE_EXPIRED")
+        meta: dict[str, Any] = {"@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatch",
+                                "model": f"models/{batch.model}", "name": f"batches/{name}",
+                                "displayName": "playbench", "state": state}
+        operation: dict[str, Any] = {"name": f"batches/{name}", "metadata": meta, "done": batch.status != "in_progress"}
+        if batch.output is not None:
+            output = {"@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatchOutput",
+                      "inlinedResponses": {"inlinedResponses": batch.output}}
+            operation["response"] = meta["output"] = output
+        return operation
+
     # -- shared ---------------------------------------------------------------------------------
 
     async def _live(self, request: web.Request) -> web.Response:
@@ -179,12 +221,14 @@ class FakeBatchServer:
         assert fmt is not None
         return reply_body(fmt, model, answer(model, contents), contents)
 
-    def _open(self, api: str, lines: list[dict[str, Any]]) -> dict[str, Any]:
-        prefix = "batch" if api == "openai" else "msgbatch"
+    def _open(self, api: str, lines: list[dict[str, Any]], model: str = "") -> dict[str, Any]:
+        prefix = {"openai": "batch", "anthropic": "msgbatch", "google": "gbatch"}[api]
         name = f"{prefix}_{next(self._ids)}"
         with self._lock:
-            self._batches[name] = _Batch(api, lines, time.monotonic())
-            self.submissions.append({"batch": name, "api": api, "custom_ids": [line["custom_id"] for line in lines]})
+            self._batches[name] = _Batch(api, lines, time.monotonic(), model=model)
+            self.submissions.append({"batch": name, "api": api, "custom_ids": [_item_id(line) for line in lines]})
+        if api == "google":
+            return self._operation(name, self._batches[name])
         if api == "openai":
             return {"id": name, "object": "batch", "status": "validating", "output_file_id": None, "error_file_id": None}
         return {"id": name, "type": "message_batch", "processing_status": "in_progress", "results_url": None}
@@ -198,6 +242,9 @@ class FakeBatchServer:
 
     def _finish(self, name: str, batch: _Batch) -> None:
         """Answer every item (but the errored and expired ones) and end the batch."""
+        if batch.api == "google":
+            self._finish_gemini(batch)
+            return
         done, failed = [], []
         expired_any = False
         for line in batch.requests:
@@ -226,6 +273,23 @@ class FakeBatchServer:
             batch.results = jsonl
             batch.status = "ended"
 
+    def _finish_gemini(self, batch: _Batch) -> None:
+        """Inline responses in the requests' order (each with its key), or none at all once the batch expired."""
+        if any(_share(_item_id(line), "expired") < self.expired for line in batch.requests):
+            batch.status = "expired"
+            return
+        rows = []
+        for line in batch.requests:
+            item = _item_id(line)
+            if _share(item, "errored") < self.errored:
+                rows.append({"error": {"code": 13, "message": "Internal error encountered.", "status": "INTERNAL"},
+                             "metadata": {"key": item}})
+            else:
+                path = f"/v1beta/models/{batch.model}:generateContent"
+                rows.append({"response": self._reply(path, line["request"]), "metadata": {"key": item}})
+        batch.output = rows
+        batch.status = "completed"
+
     @staticmethod
     def _failure(api: str, item: str, kind: str) -> dict[str, Any]:
         if api == "anthropic":
@@ -239,6 +303,13 @@ class FakeBatchServer:
                                                                   "completion window expired."}}
         return {"id": f"req_{item}", "custom_id": item, "error": None,
                 "response": {"status_code": 500, "request_id": item, "body": {"error": {"message": "server error"}}}}
+
+
+def _item_id(line: dict[str, Any]) -> str:
+    """An item's id: its ``custom_id`` (OpenAI, Anthropic) or its metadata ``key`` (Gemini)."""
+    if "custom_id" in line:
+        return str(line["custom_id"])
+    return str(line.get("metadata", {}).get("key", ""))
 
 
 def main() -> None:
