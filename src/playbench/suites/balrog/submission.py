@@ -167,12 +167,17 @@ def write_submission(folder: Path, episodes: Iterable[tuple[EpisodeRecord, Seque
 
 def read_episode(path: Path) -> dict[str, Any]:
     """One episode file of a submission as a JSON object; a clear error when it is not one."""
+    return _json_object(path, "is not a readable episode file", "episode file")
+
+
+def _json_object(path: Path, unreadable: str, kind: str) -> dict[str, Any]:
+    """``path`` read as a JSON object, else one line: ``PATH {unreadable}: why`` or ``not a BALROG {kind}``."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise PlaybenchError(f"{path} is not a readable episode file: {exc}") from None
+        raise PlaybenchError(f"{path} {unreadable}: {exc}") from None
     if not isinstance(data, dict):
-        raise PlaybenchError(f"{path} is not a BALROG episode file (not a JSON object)")
+        raise PlaybenchError(f"{path} is not a BALROG {kind} (not a JSON object)")
     return data
 
 
@@ -276,13 +281,7 @@ def _read_summary(folder: Path) -> dict[str, Any] | None:
     path = folder / SUMMARY
     if not path.is_file():
         return None
-    try:
-        recorded = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise PlaybenchError(f"{path} is not readable JSON: {exc}") from None
-    if not isinstance(recorded, dict):
-        raise PlaybenchError(f"{path} is not a BALROG summary (not a JSON object)")
-    return recorded
+    return _json_object(path, "is not readable JSON", "summary")
 
 
 def _number(path: Path, where: str, value: Any, *, whole: bool = False) -> float | int:
