@@ -32,6 +32,7 @@ from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.inspect.messages import recorded_to_inspect
 from playbench.inspect.scoring import CONFIG_KEY, FIXED, RECORD_KEY, STEPS_KEY, episode_score
 from playbench.log.read import RunLog
+from playbench.models.types import Image
 
 #: what marks a log this export wrote (an existing file is replaced only when it carries it)
 MARK = "playbench_export"
@@ -51,8 +52,6 @@ def _usage(usage: dict[str, int] | None) -> ModelUsage | None:
 
 def _frames(store: RunLog, steps: list[StepRecord]) -> dict[str, bytes]:
     """The frames the agent saw, by the digest the messages name them with."""
-    import hashlib
-
     out: dict[str, bytes] = {}
     for step in steps:
         if step.frame:
@@ -60,7 +59,7 @@ def _frames(store: RunLog, steps: list[StepRecord]) -> dict[str, bytes]:
                 png = store.read_file(step.frame)
             except (PlaybenchError, OSError):
                 continue  # shown as a placeholder naming the image
-            out[hashlib.sha256(png).hexdigest()[:16]] = png
+            out[Image(png).digest] = png
     return out
 
 
