@@ -42,10 +42,11 @@ _MODEL_ACTIONS = ("the folder holds the model's answers, not the actions the gam
 
 
 def _task_ids() -> dict[tuple[str, str], str]:
-    """BALROG's (env, task) names -> playbench task ids."""
+    """BALROG's (env, task) names -> playbench task ids (the export's ``original_name``, inverted)."""
     from playbench.suites.balrog.facts import TASKS
+    from playbench.suites.balrog.submission import original_name
 
-    return {(row.env, row.aliases[0] if row.aliases else row.name): row.id for row in TASKS}
+    return {original_name(row.id): row.id for row in TASKS}
 
 
 def verify_submission(folder: Path) -> VerifyResult:
