@@ -13,6 +13,7 @@ from typing import Any
 from playbench.models.mockbrain import approx_tokens
 from playbench.models.model import Model, ModelSettings
 from playbench.models.providers.base import Provider
+from playbench.models.providers.mock import prompt_tokens
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
 #: ``ask(messages) -> answer``: hands a request to the caller and waits for the model's raw answer
@@ -33,15 +34,6 @@ class ChannelProvider(Provider):
         """The caller's answer, stripped as every provider strips it, with the mock provider's token counts."""
         text = await self.ask(messages)
         return ModelOutput(text=text.strip(), input_tokens=prompt_tokens(messages), output_tokens=approx_tokens(text))
-
-
-def prompt_tokens(messages: list[Message]) -> int:
-    """The mock provider's estimate of a request's tokens: each message's text with its images' tags."""
-    total = 0
-    for m in messages:
-        content = m.content + "".join(f"[img:{i.digest}]" for i in m.images) if m.images else m.content
-        total += approx_tokens(content)
-    return total
 
 
 def channel_model(name: str, config: GenerateConfig, ask: Ask) -> Model:

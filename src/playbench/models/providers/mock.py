@@ -12,6 +12,16 @@ from playbench.models.providers.base import Provider
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
 
+def tagged(messages: list[Message]) -> list[tuple[str, str]]:
+    """Each message as (role, text), its images as ``[img:DIGEST]`` tags: what the mock provider reads and counts."""
+    return [(m.role, m.content + "".join(f"[img:{i.digest}]" for i in m.images)) for m in messages]
+
+
+def prompt_tokens(messages: list[Message]) -> int:
+    """The mock provider's estimate of a request's tokens: each message's text with its images' tags."""
+    return sum(approx_tokens(content) for _, content in tagged(messages))
+
+
 def load_script(path: str) -> list[Any]:
     """A script: a JSON list of answers (replayed in call order) or of ``{"match", "answer"}`` rules."""
     file = Path(path)
@@ -60,7 +70,7 @@ class MockProvider(Provider):
         """A deterministic answer (never fails)."""
         if config.latency:
             await asyncio.sleep(config.latency)
-        contents = [(m.role, m.content + "".join(f"[img:{i.digest}]" for i in m.images)) for m in messages]
+        contents = tagged(messages)
         text = self._scripted(messages)
         if text is None:
             salt = json.dumps(config.wire(), sort_keys=True)
