@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
-from helpers import only_run_dir, run_cli
+from helpers import only_run_dir, run_cli, stable_trajectories
+from playbench.cli.eval_cmd import command as eval_command
 from playbench.core.ledger import CURRENT_EPISODE, EpisodeLedger
 from playbench.models import Message, ModelSettings, create_model
 from playbench.models.errors import ContextOverflowError, FatalModelError
@@ -33,6 +35,13 @@ OVERFLOWS: dict[str, tuple[str, str, int, Any]] = {
         "type": "invalid_request_error"}}),
     "llama-cpp-python-raw": ("openai/fake", "/v1", 500, {"error": {
         "message": "Requested tokens (9437) exceed context window of 8192", "type": "internal_server_error"}}),
+    "vllm-decoder": ("openai/fake", "/v1", 400, {  # vLLM with image prompts
+        "object": "error", "type": "BadRequestError", "param": None, "code": 400,
+        "message": "The decoder prompt (length 9437) is longer than the maximum model length of 8192. Make sure "
+                   "that `max_model_len` is no smaller than the number of text tokens plus multimodal tokens."}),
+    "ollama": ("openai/fake", "/v1", 400, {"error": {
+        "message": "the input length exceeds the context length", "type": "invalid_request_error",
+        "param": None, "code": None}}),
     "anthropic": ("anthropic/fake", "", 400, OVERFLOW_BODIES["anthropic"]),
     "google": ("google/fake", "", 400, OVERFLOW_BODIES["gemini"]),
 }
@@ -111,3 +120,24 @@ def test_eval_counts_the_overflows_and_says_what_helps(tmp_path: Path) -> None:
     assert all("start the server with a larger context" in r["error"] for r in records)
     assert sum(r["usage"]["attempts"] for r in records) == requests
     assert sum(r["usage"].get("calls", 0) for r in records) == 0
+
+
+@pytest.mark.parametrize("server", sorted(s for s in OVERFLOWS if OVERFLOWS[s][0] == "openai/fake"))
+def test_a_balrog_episode_trims_its_history_to_fit_each_servers_context(server: str, tmp_path: Path) -> None:
+    # The BabyAI prompt grows from about 240 to 390 tokens over 8 steps; the server refuses those over 300
+    # in its own words. Each wording must read as an overflow: the agent drops the oldest history and asks
+    # again, and the episode ends ok (an unrecognised one ends it infra-error at the first refusal).
+    body = json.dumps(OVERFLOWS[server][3]).encode()
+    with FakeServer(context=300, overflow_body=body) as srv:
+        result = CliRunner().invoke(eval_command, [
+            "balrog/babyai/goto", "--model", "openai/fake", "--base-url", srv.url + "/v1", "--episodes", "1",
+            "-T", "max_steps=8", "--log-dir", str(tmp_path), "--quiet"], env={"OPENAI_API_KEY": ""},
+            catch_exceptions=False)
+        refused = srv.stats.faults["overflow"]
+    assert result.exit_code == 0, result.output
+    run = only_run_dir(tmp_path)
+    [record] = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
+    assert record["status"] == "ok" and record["steps"] == 8, record
+    [steps] = stable_trajectories(run).values()
+    dropped = [step["extra"].get("history_dropped", 0) for step in steps]
+    assert dropped[0] == 0 and max(dropped) > 0 and refused > 0

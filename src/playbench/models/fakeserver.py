@@ -16,7 +16,11 @@ given in order with ``sequence``):
   :data:`BOMB_BYTES`, compressed as it is sent), ``oversize`` (a body whose Content-Length is over the
   client's cap, then its first bytes);
 * ``overflow``: the HTTP 400 each API sends for a prompt longer than the model's context
-  (:data:`OVERFLOW_BODIES`).
+  (:data:`OVERFLOW_BODIES`, or the chosen ``overflow_body``).
+
+``context`` (tokens, counted as :func:`playbench.models.mockbrain.approx_tokens` counts them) answers every
+prompt longer than that with the ``overflow`` answer, as a server started with that context does, and the
+others normally; ``overflow_body`` (bytes) is then sent instead of the API's own wording (another server's).
 
 ``keep_alive`` (seconds) closes a connection that stays idle that long, as real servers do (uvicorn: 5 s).
 ``prompt_cache=True`` keeps a prefix cache (:mod:`playbench.models.prefixcache`) and answers with the
@@ -106,8 +110,11 @@ class FakeServer:
                  port: int = 0, reject_auth: bool = False, fast_loop: bool = False,
                  sequence: list[str | None] | None = None, shapes: list[str] | None = None,
                  record: bool = False, keep_alive: float | None = None, slots: int | None = None,
-                 prompt_cache: bool = False) -> None:
+                 prompt_cache: bool = False, context: int | None = None, overflow_body: bytes | None = None
+                 ) -> None:
         self.latency = latency
+        self.context = context  # longest prompt answered (approximate tokens); longer ones overflow
+        self.overflow_body = overflow_body  # the HTTP 400 body of an overflow (None: the API's own)
         # with ``prompt_cache``: per format, the prompt prefixes the server has cached
         self.prompt_caches = ({fmt: PromptCache(explicit=fmt == "anthropic") for fmt in OVERFLOW_BODIES}
                               if prompt_cache else None)
@@ -303,13 +310,18 @@ class FakeServer:
                 await _send_bomb(writer)
                 return False
             if fault == "overflow":
-                await self._send(writer, 400, _dumps(OVERFLOW_BODIES[_format_of(path) or "openai"]))
+                await self._send_overflow(writer, path)
                 return True
             await self._send_fault(writer, fault, headers)
             return True
         if fault is not None:
             stats.faults[fault] += 1
         return await self._answer(writer, path, body, fault, headers=headers, deadline=deadline)
+
+    async def _send_overflow(self, writer: asyncio.StreamWriter, path: str) -> None:
+        """The HTTP 400 of a prompt longer than the context: the chosen body, else the API's own."""
+        body = self.overflow_body or _dumps(OVERFLOW_BODIES[_format_of(path) or "openai"])
+        await self._send(writer, 400, body)
 
     async def _send_fault(self, writer: asyncio.StreamWriter, fault: str, headers: dict[str, str]) -> None:
         if fault == "429":
@@ -354,6 +366,11 @@ class FakeServer:
         if fmt is None:
             await _sleep_until(deadline)
             await self._send(writer, 404, b'{"error": "unknown path"}')
+            return True
+        if self.context is not None and sum(approx_tokens(c) for _, c in contents) > self.context:
+            stats.faults["overflow"] += 1
+            await _sleep_until(deadline)
+            await self._send_overflow(writer, path)
             return True
         stats.formats[fmt] += 1
         if not wrong_shape and self.unusable_rate and self.rng.random() < self.unusable_rate:

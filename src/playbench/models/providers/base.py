@@ -33,6 +33,8 @@ CONTEXT_OVERFLOW_SIGNS = (
     "context_length_exceeded",  # OpenAI's error code (also llama-cpp-python's and many gateways')
     "maximum context length",  # OpenAI, vLLM, Mistral, DeepSeek: "This model's maximum context length is N tokens. However, ..."
     "longer than the model's context length",  # vLLM: "The input (N tokens) is longer than the model's context length"
+    "longer than the maximum model length",  # vLLM (image prompts): "The decoder prompt (length N) is longer than the maximum model length of M"
+    "exceeds the context length",  # Ollama: "the input length exceeds the context length"
     "exceed_context_size_error",  # llama.cpp server's error type
     "exceeds the available context size",  # llama.cpp: "the request exceeds the available context size, try ..."
     "exceed context window of",  # llama-cpp-python: "Requested tokens (N) exceed context window of M"
