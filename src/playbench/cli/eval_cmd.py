@@ -86,6 +86,9 @@ def command(ctx: click.Context, /, tasks: tuple[str, ...], quiet: bool, write_vi
         err_console.print(safe_markup(f"model {result.config.model}: {st.calls} calls, {st.attempts} requests, "
                                       f"{st.answers} answers, {st.cache_hits} cache hits, faults: {faults}",
                                       limit=None))
+    if result.stopped and not run_dir.is_dir():  # the folder itself went: nothing is left to report or resume
+        click.echo(f"run stopped: {safe_text(result.stopped)}", err=True)
+        sys.exit(1)
     if result.totals.replayed:
         click.echo(f"{result.totals.replayed} episode(s) were played again after the Ray worker playing them died",
                    err=True)
