@@ -163,7 +163,7 @@ def credential_setting(params: Mapping[str, Any]) -> str | None:
 
     A setting carries one when its name is a credential name (:func:`credential_name`), when a mapping
     inside its value (``extra_headers``, an extra body; JSON text is read as JSON) has a key with such a
-    name, or when any text in it is a known key or an ``Authorization`` value (``Bearer …``, ``Basic …``).
+    name, or when any text in it is key-like (:func:`key_like`).
     """
     for name, value in params.items():
         if credential_name(str(name)):
@@ -171,9 +171,27 @@ def credential_setting(params: Mapping[str, Any]) -> str | None:
         for path, text in _walk(_parsed(value)):
             if path is not None:
                 return f"-M {name} (its {path!r})"
-            if text is not None and (text in secrets() or re.match(r"(?i)\s*(bearer|basic)\s+\S", text)):
+            if text is not None and key_like(text):
                 return f"-M {name} (its value)"
     return None
+
+
+#: the shapes of providers' keys (OpenAI's and Anthropic's ``sk-…``, Google's ``AIza…``, Hugging Face's ``hf_…``)
+_KEY_SHAPES = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}|hf_[A-Za-z0-9]{30,})")
+#: ``name: value`` or ``name=value`` inside a text: JSON a shell stripped of its quotes (``{api_key:…}``)
+_NAMED_VALUE = re.compile(r"([A-Za-z][A-Za-z0-9_-]{0,60})['\"]?\s*[:=]\s*['\"]?[^\s'\",}\]]")
+
+
+def key_like(text: str) -> bool:
+    """Whether ``text`` would carry a key.
+
+    It does when it holds a known key or anything :func:`redact` hides (``Authorization: Bearer …``, a
+    key-like query value, a URL's password), starts ``Bearer``/``Basic``, holds a provider key's shape
+    (``sk-…``), or gives a credential name a value (``api_key:…``, as a shell leaves quoted JSON).
+    """
+    if redact(text) != text or _KEY_SHAPES.search(text) or re.match(r"(?i)\s*(bearer|basic)\s+\S", text):
+        return True
+    return any(credential_name(found.group(1)) for found in _NAMED_VALUE.finditer(text))
 
 
 def _parsed(value: Any) -> Any:

@@ -157,6 +157,11 @@ class GenerateConfig(Params):
         return self.max_tokens if self.max_tokens is not None else self.max_completion_tokens
 
 
+def _mapping_setting(key: str) -> bool:
+    """Whether ``-M key`` holds headers or a body part (``extra_headers``, ``extra_body``): a mapping only."""
+    return key.lower().replace("-", "_").rpartition("_")[2] in ("headers", "body")
+
+
 def build_generate_config(values: dict[str, Any], owner: str) -> GenerateConfig:
     """Validate ``-M`` settings: known keys by type, unknown ones parsed and passed through.
 
@@ -175,6 +180,11 @@ def build_generate_config(values: dict[str, Any], owner: str) -> GenerateConfig:
     typed = {k: v for k, v in values.items() if k in known}
     config = build_params(GenerateConfig, typed, owner)
     extra = {k: parse_value(v) for k, v in values.items() if k not in known}
+    for key, value in extra.items():
+        if _mapping_setting(key) and not isinstance(value, dict):  # never sent as a text the server would misread
+            kind = {str: "text", list: "a list", bool: "a boolean", int: "a number", float: "a number"}
+            raise PlaybenchError(f"-M {key} must be a JSON object, got {kind.get(type(value), 'null')}: quote the whole "
+                                 f"""setting, e.g. -M '{key}={{"Name": "value"}}'""")
     if not extra:
         return config  # type: ignore[return-value]
     return GenerateConfig.model_validate({**typed, **extra})
