@@ -54,6 +54,7 @@ class EvalOptions(TypedDict, total=False):
     base_url: str | None
     cache: bool
     batch: bool
+    batch_timeout: float | None
     retry_backoff: float
     max_connect_failures: int
     executor: str
@@ -79,7 +80,8 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     ``key=value`` strings, like ``-T``/``-A``/``-M``), the connection settings ``base_url``,
     ``max_connections``, ``max_episodes``, ``max_retries``, ``timeout``, ``retry_backoff``,
     ``max_connect_failures``, and ``cache``; ``batch=True`` sends the model's requests as provider batches
-    (OpenAI, Anthropic, Gemini: half price, answers within 24 h; see docs/models.md, "Batch runs"); ``label`` names the run in reports and plots. ``executor="ray"`` plays the episodes on the workers of a Ray
+    (OpenAI, Anthropic, Gemini: half price, answers within 24 h; see docs/models.md, "Batch runs"), and
+    ``batch_timeout`` (seconds) is how long a batch is waited for before its requests are sent live; ``label`` names the run in reports and plots. ``executor="ray"`` plays the episodes on the workers of a Ray
     cluster (``ray_address``, default ``$RAY_ADDRESS``, else a local cluster; see docs/scale.md) and
     ``shard="K/N"`` plays only shard K of N of the episodes (``playbench merge`` joins the shards).
     ``resume=PATH`` continues that run with its recorded
@@ -273,6 +275,8 @@ def _prepare(tasks: str | Iterable[str], opts: dict[str, Any]) -> tuple[_Run, An
                 settings["base_url"] if len(urls) > 1 else one_url or settings["base_url"])}
             if not recorded["batch"]:  # recorded only when on: runs without it keep their run.json as before
                 del recorded["batch"]
+            if recorded["batch_timeout"] is None:
+                del recorded["batch_timeout"]
             store = RunStore.create(Path(opts.get("log_dir", "runs")), {
                 "config": config, "config_hash": config.hash(), "versions": versions(), "settings": recorded})
         if tell is not None:
@@ -289,7 +293,7 @@ def _prepare(tasks: str | Iterable[str], opts: dict[str, Any]) -> tuple[_Run, An
 
             model_obj.batch = BatchCollector(model_obj.provider, BatchJournal(store.root, store.path),
                                              timeout=settings["timeout"], max_retries=settings["max_retries"],
-                                             backoff=model_obj.backoff)
+                                             backoff=model_obj.backoff, batch_timeout=settings["batch_timeout"])
             model_obj.batch.on_change = getattr(hook, "batches", None)
             waiting = model_obj.batch.counts["submitted"] - model_obj.batch.counts["done"]
             if waiting and tell is not None:

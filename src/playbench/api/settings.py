@@ -17,7 +17,8 @@ from playbench.runner.shard import parse_shard
 #: connection settings and their defaults, in the order ``run.json`` records them
 CONNECTION_DEFAULTS: dict[str, Any] = {"base_url": None, "max_connections": 8, "max_episodes": None, "max_retries": 6,
                                        "timeout": 120.0, "retry_backoff": 1.0, "max_connect_failures": 5,
-                                       "executor": "local", "ray_address": None, "batch": False}
+                                       "executor": "local", "ray_address": None, "batch": False,
+                                       "batch_timeout": None}
 #: every recorded setting (the cache decides results, so a resume may not change it; nor may the shard;
 #: ``label`` is the run's name in reports and plots, display only)
 SETTING_DEFAULTS: dict[str, Any] = {**CONNECTION_DEFAULTS, "cache": False, "shard": None, "label": None}
@@ -33,6 +34,11 @@ def check_settings(settings: dict[str, Any]) -> None:
         raise PlaybenchError("--retry-backoff must be >= 0")
     if settings["max_connect_failures"] < 1:
         raise PlaybenchError("--max-connect-failures must be at least 1")
+    timeout = settings.get("batch_timeout")
+    if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < float("inf")):
+        raise PlaybenchError(f"--batch-timeout must be a positive number of seconds, got {timeout!r}")
+    if timeout is not None and not settings.get("batch"):
+        raise PlaybenchError("--batch-timeout goes with --batch")
     if settings.get("batch") and settings["executor"] == "ray":
         raise PlaybenchError("--batch goes with the local executor: one process collects the run's batches")
     if settings["executor"] not in EXECUTORS:
@@ -81,6 +87,8 @@ def resumed_config(store: RunStore, given: set[str], ask: dict[str, Any], settin
         shown = {**merged, "base_url": mask_url(merged["base_url"])}
         if not shown["batch"]:  # recorded only when on (``--batch``), as when the run was created
             del shown["batch"]
+        if shown["batch_timeout"] is None:
+            del shown["batch_timeout"]
         meta = store.meta.model_copy(update={"settings": shown,
                                              "resumes": [*store.meta.resumes, resume_event(changed)]})
         store.save_meta(meta)

@@ -39,6 +39,9 @@ _DISPLAY = {"tasks", "quiet", "write_view", "dry_run"}
 @click.option("--batch", is_flag=True,
               help="Send the model's requests as provider batches (OpenAI, Anthropic, Gemini: half price, slower; "
                    "docs/models.md).")
+@click.option("--batch-timeout", type=float, default=None, metavar="SECONDS",
+              help="With --batch: seconds a batch is waited for before it is cancelled and its requests are sent "
+                   "live (default: the provider's window + 6 h).")
 @click.option("--retry-backoff", type=float, default=1.0, show_default=True,
               help="Seconds before the first retry of a failed model request (doubles each retry, jittered).")
 @click.option("--max-connect-failures", type=int, default=5, show_default=True,

@@ -13,6 +13,11 @@ an episode again asks for the same ids: an item recorded with the same id and th
 collected from its batch instead of being sent again; a different request gets an id of its own and goes
 in a new batch. An item the batch did not answer (errored, expired, cancelled, a failed batch, an answer of
 the wrong shape) is returned unanswered, and the Model sends that request live (counted).
+
+Every body is read whole (``http.read_body``): a body cut short of its Content-Length is fetched again
+like any dropped connection, never taken as a batch that left items out. A batch that has not ended by
+its deadline (the provider's completion window plus :data:`DEADLINE_MARGIN`, or ``--batch-timeout``) is
+cancelled and its items are returned unanswered (``timeout``): the Model sends them live, counted.
 """
 
 import asyncio
@@ -29,7 +34,7 @@ import orjson
 
 from playbench.core.errors import PlaybenchError, StopRun
 from playbench.models.errors import AuthError, RetryableError
-from playbench.models.http import Response
+from playbench.models.http import AnswerTooLarge, Response, read_body
 from playbench.models.pricing import Price, token_cost_usd
 from playbench.models.providers.base import Provider, decode_json, snippet
 from playbench.models.redact import redact
@@ -48,6 +53,9 @@ MAX_ITEMS = 10_000
 IN_FLIGHT = MAX_ITEMS
 #: largest batch output read (a batch of MAX_ITEMS long answers)
 MAX_RESULTS_BYTES = 2**30
+#: added to a provider's completion window to make a batch's default deadline: a provider ends a batch
+#: (expired) some time after its window, with the answers it has; giving up earlier would buy them twice
+DEADLINE_MARGIN = 6 * 3600.0
 
 
 class BatchFailed(StopRun):
@@ -164,12 +172,8 @@ class _Http:
             try:
                 async with self._session.request(method, url, headers=self.headers, json=json,
                                                  data=form() if form is not None else None) as answer:
-                    if answer.content_length is not None and answer.content_length > MAX_RESULTS_BYTES:
-                        raise BatchFailed(f"{what}: the answer is larger than {MAX_RESULTS_BYTES >> 20} MiB")
-                    status, content = answer.status, await answer.content.read(MAX_RESULTS_BYTES + 1)
-                    headers = {k.lower(): v for k, v in answer.headers.items()}
-                if len(content) > MAX_RESULTS_BYTES:
-                    raise BatchFailed(f"{what}: the answer is larger than {MAX_RESULTS_BYTES >> 20} MiB")
+                    status, headers = answer.status, {k.lower(): v for k, v in answer.headers.items()}
+                    content = await read_body(answer, MAX_RESULTS_BYTES)  # whole: a short one is retried
                 if status in (401, 403):
                     raise AuthError(f"{what}: HTTP {status} from {redact(url)}: the server refused "
                                     f"{self.provider.credentials()}; no further requests are sent")
@@ -189,7 +193,9 @@ class _Http:
                         return decode_json(content, status)
                     except RetryableError as exc:
                         fault = str(exc)
-            except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            except AnswerTooLarge as exc:  # another attempt would be as large
+                raise BatchFailed(f"{what}: {exc} from {redact(url)}; refused") from None
+            except (aiohttp.ClientError, TimeoutError, OSError) as exc:  # a ShortAnswer among them
                 fault = redact(f"{type(exc).__name__}: {exc}")
             if attempt > self.max_retries:
                 raise BatchFailed(f"{what}: no answer from {redact(url)} after {attempt} attempts (last: {fault})")
@@ -208,6 +214,8 @@ class BatchAPI:
     name = "?"
     #: largest batch (its lines' JSON) the API takes in one request; None: only MAX_ITEMS bounds it
     max_bytes: int | None = None
+    #: seconds the provider takes at most to end a batch (its completion window)
+    window = 24 * 3600.0
 
     def __init__(self, provider: Provider) -> None:
         self.provider = provider
@@ -226,6 +234,10 @@ class BatchAPI:
 
     async def results(self, http: _Http, batch: str, info: dict[str, Any], items: list[str]) -> dict[str, Outcome]:
         """custom_id -> outcome, for the items the provider reports (``items``: the batch's ids, in its order)."""
+        raise NotImplementedError
+
+    async def cancel(self, http: _Http, batch: str) -> None:
+        """Ask the provider to stop a batch (it may still bill the items it had finished)."""
         raise NotImplementedError
 
     def answer(self, body: Any) -> Outcome:
@@ -286,6 +298,10 @@ class OpenAIBatches(BatchAPI):
             raise BatchFailed(f"polling batch {batch}: the answer has no status")
         return status in self.ENDED, status, info
 
+    async def cancel(self, http: _Http, batch: str) -> None:
+        """``POST /batches/{id}/cancel``."""
+        await http.call("POST", f"/batches/{batch}/cancel", f"cancelling batch {batch}")
+
     async def results(self, http: _Http, batch: str, info: dict[str, Any], items: list[str]) -> dict[str, Outcome]:
         """The output file's answers and the error file's errors (expired and cancelled items among them)."""
         out: dict[str, Outcome] = {}
@@ -334,6 +350,10 @@ class AnthropicBatches(BatchAPI):
             raise BatchFailed(f"polling batch {batch}: the answer has no processing_status")
         return status == "ended", status, info
 
+    async def cancel(self, http: _Http, batch: str) -> None:
+        """``POST /v1/messages/batches/{id}/cancel``."""
+        await http.call("POST", f"/v1/messages/batches/{batch}/cancel", f"cancelling batch {batch}")
+
     async def results(self, http: _Http, batch: str, info: dict[str, Any], items: list[str]) -> dict[str, Outcome]:
         """The results file (read from the API's own results path, never from a URL the answer names)."""
         content = await http.call("GET", f"/v1/messages/batches/{batch}/results", f"reading batch {batch}'s results",
@@ -364,6 +384,8 @@ class GeminiBatches(BatchAPI):
     name = "google"
     #: inline requests must stay under 20 MB in all; a larger queue goes out as several batches
     max_bytes = 19 * 2**20
+    #: a Gemini batch expires after 48 hours
+    window = 48 * 3600.0
 
     def line(self, item_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """``{request, metadata: {key}}``: the generateContent request, its custom_id as the key."""
@@ -394,6 +416,10 @@ class GeminiBatches(BatchAPI):
             raise BatchFailed(f"polling batch {batch}: the answer has no state")
         status = re.sub(r"^(BATCH|JOB)_STATE_", "", state).lower()
         return status in _GEMINI_ENDED, status, info
+
+    async def cancel(self, http: _Http, batch: str) -> None:
+        """``POST /v1beta/batches/{id}:cancel``."""
+        await http.call("POST", f"/v1beta/batches/{batch}:cancel", f"cancelling batch {batch}")
 
     async def results(self, http: _Http, batch: str, info: dict[str, Any], items: list[str]) -> dict[str, Outcome]:
         """The inline responses, matched by their metadata key, else by position (they keep the requests' order).
@@ -453,9 +479,11 @@ class BatchCollector:
     """Collects one Model's requests into provider batches, records them in the run, and answers from them."""
 
     def __init__(self, provider: Provider, journal: Journal, *, timeout: float = 120.0, max_retries: int = 6,
-                 backoff: Backoff | None = None) -> None:
+                 backoff: Backoff | None = None, batch_timeout: float | None = None) -> None:
         self.api = batch_api(provider)
         self.journal = journal
+        #: seconds a batch is waited for before its items are sent live (``--batch-timeout``)
+        self.deadline = self.api.window + DEADLINE_MARGIN if batch_timeout is None else batch_timeout
         self.poll_seconds = env_seconds("PLAYBENCH_BATCH_POLL", POLL_SECONDS)
         self.quiet_seconds = env_seconds("PLAYBENCH_BATCH_WAIT", QUIET_SECONDS)
         self.http = _Http(provider, timeout, max_retries, backoff or Backoff())
@@ -465,9 +493,13 @@ class BatchCollector:
         self.order: dict[str, list[str]] = {}
         ended: set[str] = set()
         submitted: list[str] = []
+        #: batches an earlier run gave up at their deadline: polled once, not waited for again
+        self._timed_out: set[str] = set()
         for entry in journal.entries():
             if entry["kind"] == "ended":
                 ended.add(entry["batch"])
+                if entry["status"] == "timeout":
+                    self._timed_out.add(entry["batch"])
             elif entry["api"] == self.api.name:
                 submitted.append(entry["batch"])
                 self.order[entry["batch"]] = [item_id for item_id, _ in entry["items"]]
@@ -586,24 +618,25 @@ class BatchCollector:
         return batch
 
     async def _collect(self, batch: str) -> dict[str, Outcome]:
-        """Poll ``batch`` until it ends, then read its results (and record that it ended)."""
+        """Poll ``batch`` until it ends or its deadline passes, then read its results (and record its end)."""
         self.counts["in progress"] += 1
         self._told()
         try:
+            detail = ""
             try:
-                while True:
-                    ended, status, info = await self.api.poll(self.http, batch)
-                    if ended:
-                        break
-                    await asyncio.sleep(self.poll_seconds)
-                results = await self.api.results(self.http, batch, info, self.order.get(batch, []))
+                ended, status, info = await self._wait(batch)
+                if ended:
+                    results = await self.api.results(self.http, batch, info, self.order.get(batch, []))
+                else:  # given up at its deadline: its items are sent live
+                    status, results, detail = "timeout", {}, await self._cancel(batch)
             except BatchUnknown:  # its requests are sent again live, each counted
                 status, results = "unknown", {}
-            if status in ("failed", "expired", "cancelled", "unknown"):  # items without a result share its fate
-                fate = {"failed": "failed", "expired": "expired", "cancelled": "canceled", "unknown": "missing"}[status]
+            if status in ("failed", "expired", "cancelled", "unknown", "timeout"):  # items without a result share its fate
+                fate = {"failed": "failed", "expired": "expired", "cancelled": "canceled", "unknown": "missing",
+                        "timeout": "timeout"}[status]
                 for item_id, (where, _) in self.recorded.items():
                     if where == batch and item_id not in results:
-                        results[item_id] = Outcome(None, fate, f"batch {batch} {status}")
+                        results[item_id] = Outcome(None, fate, detail or f"batch {batch} {status}")
             if batch not in self._journal_ended:
                 await asyncio.to_thread(self.journal.append, {"kind": "ended", "batch": batch, "status": status})
                 self._journal_ended.add(batch)
@@ -612,6 +645,28 @@ class BatchCollector:
         finally:
             self.counts["in progress"] -= 1
             self._told()
+
+    async def _wait(self, batch: str) -> tuple[bool, str, dict[str, Any]]:
+        """Poll ``batch`` until it ends or its deadline passes (one poll for a batch given up before)."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + (0.0 if batch in self._timed_out else self.deadline)
+        while True:
+            ended, status, info = await self.api.poll(self.http, batch)
+            left = give_up - loop.time()
+            if ended or left <= 0:
+                return ended, status, info
+            await asyncio.sleep(min(self.poll_seconds, left))
+
+    async def _cancel(self, batch: str) -> str:
+        """Cancel a batch given up at its deadline (so it stops costing); what to say about its items."""
+        said = f"batch {batch} had not ended after {self.deadline:g} s"
+        if batch in self._timed_out:
+            return f"batch {batch} had not ended by its deadline in an earlier run"
+        try:
+            await self.api.cancel(self.http, batch)
+        except BatchFailed as exc:  # its items go live all the same
+            return f"{said} (cancelling it failed: {exc})"
+        return f"{said} (cancelled)"
 
     def resent(self) -> None:
         """Count a request a batch did not answer, sent live instead."""

@@ -9,11 +9,18 @@ too (the requests a batch did not answer are sent there). Every answer is the de
 :mod:`playbench.models.mockbrain`, as :mod:`playbench.models.fakeserver` gives, so a batch run and a live
 run get the same answers.
 
-A batch stays ``in_progress`` for ``delay`` seconds after it is created. ``errored`` and ``expired`` are
+A batch stays ``in_progress`` for ``delay`` seconds after it is created (``math.inf``: it never ends; a
+cancel request ends it cancelled). ``errored`` and ``expired`` are
 shares of the items (picked by a hash of the ``custom_id``, the same on every run) that end with an error
 (HTTP 500 inside the result) or expired (the whole batch then ends ``expired``; a Gemini batch that expires
 answers nothing, as Google's do). ``submissions`` logs every
-batch created (its id and custom_ids), ``live`` every live request's body, ``polls`` the status requests.
+batch created (its id and custom_ids), ``live`` every live request's body, ``polls`` the status requests,
+``cancelled`` the batches a client cancelled.
+
+The large bodies (OpenAI's files content, Anthropic's results, Gemini's poll answers) can come as a real
+server sends them over TLS: ``piece`` bytes at a time, ``piece_delay`` seconds apart, with a Content-Length;
+the first ``cut`` of them stop halfway and the connection drops. ``pad`` adds that many bytes of filler to
+each result row (long answers, without changing what the answer says).
 """
 
 import argparse
@@ -60,6 +67,11 @@ class FakeBatchServer:
     submissions: list[dict[str, Any]] = field(default_factory=list)
     live: list[dict[str, Any]] = field(default_factory=list)
     polls: int = 0
+    cancelled: list[str] = field(default_factory=list)
+    piece: int = 0
+    piece_delay: float = 0.02
+    cut: int = 0
+    pad: int = 0
     port: int = 0
     _files: dict[str, bytes] = field(default_factory=dict)
     _batches: dict[str, _Batch] = field(default_factory=dict)
@@ -81,9 +93,12 @@ class FakeBatchServer:
             app.add_routes([
                 web.post("/v1/files", self._upload), web.post("/v1/batches", self._create_openai),
                 web.get("/v1/batches/{id}", self._status_openai), web.get("/v1/files/{id}/content", self._content),
+                web.post("/v1/batches/{id}/cancel", self._cancel),
                 web.post("/v1/messages/batches", self._create_anthropic),
                 web.get("/v1/messages/batches/{id}", self._status_anthropic),
                 web.get("/v1/messages/batches/{id}/results", self._results_anthropic),
+                web.post("/v1/messages/batches/{id}/cancel", self._cancel),
+                web.post("/v1beta/batches/{id}:cancel", self._cancel),
                 web.post("/v1/chat/completions", self._live), web.post("/v1/messages", self._live),
                 web.post("/v1beta/models/{target}", self._gemini), web.get("/v1beta/batches/{id}", self._status_gemini),
             ])
@@ -142,11 +157,11 @@ class FakeBatchServer:
         return web.json_response({"id": request.match_info["id"], "object": "batch", "status": batch.status,
                                   "output_file_id": batch.output_file, "error_file_id": batch.error_file})
 
-    async def _content(self, request: web.Request) -> web.Response:
+    async def _content(self, request: web.Request) -> web.StreamResponse:
         content = self._files.get(request.match_info["id"])
         if content is None:
             return web.json_response({"error": {"message": "no such file"}}, status=404)
-        return web.Response(body=content, content_type="application/jsonl")
+        return await self._deliver(request, content, "application/jsonl")
 
     # -- Anthropic ------------------------------------------------------------------------------
 
@@ -167,11 +182,11 @@ class FakeBatchServer:
                                   "results_url": f"{self.url}/v1/messages/batches/{request.match_info['id']}/results"
                                   if ended else None})
 
-    async def _results_anthropic(self, request: web.Request) -> web.Response:
+    async def _results_anthropic(self, request: web.Request) -> web.StreamResponse:
         batch = self._batch(request)
         if batch is None or batch.results is None:
             return web.json_response({"type": "error", "error": {"type": "not_found_error"}}, status=404)
-        return web.Response(body=batch.results, content_type="application/binary")
+        return await self._deliver(request, batch.results, "application/binary")
 
     # -- Gemini ---------------------------------------------------------------------------------
 
@@ -189,16 +204,17 @@ class FakeBatchServer:
             return web.json_response({"error": {"code": 400, "status": "INVALID_ARGUMENT"}}, status=400)
         return web.json_response(self._open("google", lines, model))
 
-    async def _status_gemini(self, request: web.Request) -> web.Response:
+    async def _status_gemini(self, request: web.Request) -> web.StreamResponse:
         batch = self._batch(request)
         if batch is None:
             return web.json_response({"error": {"code": 404, "status": "NOT_FOUND"}}, status=404)
-        return web.json_response(self._operation(request.match_info["id"], batch))
+        return await self._deliver(request, orjson.dumps(self._operation(request.match_info["id"], batch)),
+                                   "application/json")
 
     @staticmethod
     def _operation(name: str, batch: _Batch) -> dict[str, Any]:
-        state = {"in_progress": "BATCH_STATE_RUNNING", "completed": "BATCH_STATE_SUCCEEDED"}.get(
-            batch.status, "BATCH_STATE_EXPIRED")
+        state = {"in_progress": "BATCH_STATE_RUNNING", "completed": "BATCH_STATE_SUCCEEDED",
+                 "cancelled": "BATCH_STATE_CANCELLED"}.get(batch.status, "BATCH_STATE_EXPIRED")
         meta: dict[str, Any] = {"@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatch",
                                 "model": f"models/{batch.model}", "name": f"batches/{name}",
                                 "displayName": "playbench", "state": state}
@@ -210,6 +226,45 @@ class FakeBatchServer:
         return operation
 
     # -- shared ---------------------------------------------------------------------------------
+
+    async def _cancel(self, request: web.Request) -> web.Response:
+        """Any API's cancel: an unfinished batch ends cancelled, answering nothing."""
+        name = request.match_info["id"]
+        batch = self._batches.get(name)
+        if batch is None:
+            return web.json_response({"error": {"message": "no such batch"}}, status=404)
+        self.cancelled.append(name)
+        if batch.status == "in_progress":
+            batch.status = "cancelled"
+            if batch.api == "anthropic":  # ended, every item canceled
+                batch.status, batch.results = "ended", b"".join(
+                    orjson.dumps({"custom_id": line["custom_id"], "result": {"type": "canceled"}}) + b"\n"
+                    for line in batch.requests)
+        return web.json_response({"id": name})
+
+    async def _deliver(self, request: web.Request, body: bytes, content_type: str) -> web.StreamResponse:
+        """``body`` with its Content-Length, in ``piece``-byte writes ``piece_delay`` s apart (or whole), or cut."""
+        with self._lock:
+            cut, self.cut = self.cut > 0, max(0, self.cut - 1)
+        if not (self.piece or cut):
+            return web.Response(body=body, content_type=content_type)
+        response = web.StreamResponse(headers={"Content-Type": content_type})
+        response.content_length = len(body)
+        await response.prepare(request)
+        end = len(body) // 2 if cut else len(body)
+        step = self.piece or end
+        try:
+            for start in range(0, end, step):
+                await response.write(body[start:min(end, start + step)])
+                await asyncio.sleep(self.piece_delay)
+        except ConnectionResetError:  # the client stopped reading (and closed the connection)
+            return response
+        if cut:  # the connection drops mid-body, short of the Content-Length it announced
+            assert request.transport is not None
+            request.transport.close()
+            return response
+        await response.write_eof()
+        return response
 
     async def _live(self, request: web.Request) -> web.Response:
         body = await request.json()
@@ -260,6 +315,8 @@ class FakeBatchServer:
             else:
                 done.append({"custom_id": item, "result": {"type": "succeeded",
                                                            "message": self._reply("/v1/messages", line["params"])}})
+        for row in done:
+            row.update(self._filler())
         jsonl = b"".join(orjson.dumps(row) + b"\n" for row in done + failed)
         if batch.api == "openai":
             if done:
@@ -286,9 +343,14 @@ class FakeBatchServer:
                              "metadata": {"key": item}})
             else:
                 path = f"/v1beta/models/{batch.model}:generateContent"
-                rows.append({"response": self._reply(path, line["request"]), "metadata": {"key": item}})
+                rows.append({"response": self._reply(path, line["request"]), "metadata": {"key": item},
+                             **self._filler()})
         batch.output = rows
         batch.status = "completed"
+
+    def _filler(self) -> dict[str, str]:
+        """``pad`` bytes of filler for a result row (a field no client reads)."""
+        return {"filler": "x" * self.pad} if self.pad else {}
 
     @staticmethod
     def _failure(api: str, item: str, kind: str) -> dict[str, Any]:

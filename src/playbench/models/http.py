@@ -4,7 +4,7 @@ aiohttp keeps a cheap per-origin connection pool, which matters at hundreds of c
 small machine (see benchmarks/throughput.py). It never retries on its own: every attempt is visible to
 the one retry layer in :mod:`playbench.models.model`, which also tells a pooled connection the server
 closed while it was idle (:class:`StaleConnection`) from a server that cannot be reached. Answers are read
-incrementally up to :data:`MAX_ANSWER_BYTES`. Proxies are taken from the environment (``HTTPS_PROXY`` and
+whole (:func:`read_body`, also used by provider batches), incrementally up to :data:`MAX_ANSWER_BYTES`. Proxies are taken from the environment (``HTTPS_PROXY`` and
 friends).
 """
 
@@ -59,7 +59,11 @@ class StaleConnection(ConnectFailed):
 
 
 class AnswerTooLarge(ProtocolError):
-    """The answer is larger than :data:`MAX_ANSWER_BYTES` (as sent or decompressed); reading it stopped there."""
+    """The answer is larger than its cap (:data:`MAX_ANSWER_BYTES`, as sent or decompressed); reading stopped there."""
+
+
+class ShortAnswer(ProtocolError):
+    """The answer's body ended before the length its Content-Length announced (the connection dropped)."""
 
 
 async def _on_reuse(session: aiohttp.ClientSession, context: SimpleNamespace, params: object) -> None:
@@ -73,23 +77,37 @@ def _trace_reuse() -> aiohttp.TraceConfig:
     return trace
 
 
-async def _read_capped(answer: aiohttp.ClientResponse) -> bytes:
-    """The body, read chunk by chunk (aiohttp inflates it in bounded steps) and refused past the cap."""
-    limit = MAX_ANSWER_BYTES
-    mib = limit // 2**20
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MiB" if limit % 2**20 == 0 else f"{limit:,} bytes"
+
+
+async def read_body(answer: aiohttp.ClientResponse, limit: int | None = None) -> bytes:
+    """The whole body of ``answer``, read to its end (every transport of playbench reads bodies here).
+
+    Read piece by piece (aiohttp inflates a compressed body in bounded steps) with a running total: a body
+    over ``limit`` (default :data:`MAX_ANSWER_BYTES`), as sent or after decompression, is refused
+    (:class:`AnswerTooLarge`); one that ends short of its Content-Length is :class:`ShortAnswer` (a dropped
+    connection, worth another attempt).
+    """
+    if limit is None:
+        limit = MAX_ANSWER_BYTES
     if answer.content_length is not None and answer.content_length > limit:
-        raise AnswerTooLarge(f"answer larger than {mib} MiB (Content-Length {answer.content_length})")
+        raise AnswerTooLarge(f"answer larger than {_size(limit)} (Content-Length {answer.content_length})")
     encoded = answer.headers.get("Content-Encoding", "identity").strip().lower() not in ("", "identity")
     stream = answer.content
     parts: list[bytes] = []
     size = 0
     while chunk := await stream.readany():
         if getattr(stream, "total_raw_bytes", 0) > limit:  # what was sent so far (aiohttp >= 3.12 counts it)
-            raise AnswerTooLarge(f"answer larger than {mib} MiB" + (" (as sent, compressed)" if encoded else ""))
+            raise AnswerTooLarge(f"answer larger than {_size(limit)}" + (" (as sent, compressed)" if encoded else ""))
         size += len(chunk)
         if size > limit:
-            raise AnswerTooLarge(f"answer larger than {mib} MiB (after decompression)")
+            raise AnswerTooLarge(f"answer larger than {_size(limit)} (after decompression)")
         parts.append(chunk)
+    sent = getattr(stream, "total_raw_bytes", None) if encoded else size  # what the Content-Length counts
+    expected = answer.content_length
+    if expected is not None and sent is not None and sent < expected and answer.status not in (204, 304):
+        raise ShortAnswer(f"answer ended after {sent} of its {expected} bytes (Content-Length)")
     return b"".join(parts)
 
 
@@ -170,7 +188,7 @@ class HttpClient:
         except aiohttp.ClientError as exc:
             raise ProtocolError(f"{type(exc).__name__}: {exc}") from None
         try:
-            content = await _read_capped(answer)
+            content = await read_body(answer)
             response = Response(answer.status, {k.lower(): v for k, v in answer.headers.items()}, content)
         except AnswerTooLarge:
             answer.close()  # the rest of the body is never read: this connection cannot serve another request
