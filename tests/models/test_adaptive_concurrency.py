@@ -25,13 +25,47 @@ HINT = "time out while others are in flight"
 def test_a_timeout_halves_the_limit_once_per_burst_down_to_one() -> None:
     limit = ConcurrencyLimit(8, timeout=10)
     assert limit.limit == 8
-    assert limit.congested(Ticket(epoch=0, crowded=True, started=0)) and limit.limit == 4
+    assert limit.congested(Ticket(epoch=0, crowded=True, started=0, flight=8)) and limit.limit == 4
     # sent before that decrease, under the old limit: the same burst, not a new signal
-    assert not limit.congested(Ticket(epoch=0, crowded=True, started=0)) and limit.limit == 4
-    assert limit.congested(Ticket(epoch=1, crowded=True, started=0)) and limit.limit == 2
-    assert limit.congested(Ticket(epoch=2, crowded=True, started=0)) and limit.limit == 1
+    assert not limit.congested(Ticket(epoch=0, crowded=True, started=0, flight=8)) and limit.limit == 4
+    assert limit.congested(Ticket(epoch=1, crowded=True, started=0, flight=4)) and limit.limit == 2
+    assert limit.congested(Ticket(epoch=2, crowded=True, started=0, flight=2)) and limit.limit == 1
     assert not limit.congested(Ticket(epoch=3, crowded=False, started=0)) and limit.limit == 1
-    assert ConcurrencyLimit(5).congested(Ticket(0, True, 0)) and ConcurrencyLimit(0).limit == 1
+    assert ConcurrencyLimit(5).congested(Ticket(0, True, 0, flight=5)) and ConcurrencyLimit(0).limit == 1
+
+
+def test_the_limit_is_halved_from_the_requests_in_flight_not_from_the_ceiling() -> None:
+    # --max-connections 64 with 31 in flight: halving 64 to 32 would change nothing and waste a timeout
+    limit = ConcurrencyLimit(64, timeout=5)
+    assert limit.congested(Ticket(epoch=0, crowded=True, started=0, flight=31))
+    assert limit.limit <= 16 and limit.limit == 15
+    # more in flight than the limit (requests admitted before a decrease): half the limit, never more
+    assert limit.congested(Ticket(epoch=1, crowded=True, started=0, flight=40)) and limit.limit == 7
+    alone = ConcurrencyLimit(8)  # overloaded with one request on the wire: one at a time
+    assert alone.congested(Ticket(0, False, 0, flight=1)) and alone.limit == 1
+
+
+def test_a_failed_slot_records_how_many_were_in_flight() -> None:
+    async def scenario() -> tuple[int, int]:
+        limit = ConcurrencyLimit(64)
+        release = asyncio.Event()
+
+        async def waiting() -> None:
+            async with limit.slot():
+                await release.wait()
+
+        others = [asyncio.create_task(waiting()) for _ in range(30)]
+        await asyncio.sleep(0)
+        with pytest.raises(TimeoutError):
+            async with limit.slot() as ticket:
+                raise TimeoutError
+        limit.congested(ticket)
+        lowered = limit.limit
+        release.set()
+        await asyncio.gather(*others)
+        return ticket.flight, lowered
+
+    assert asyncio.run(scenario()) == (31, 15)
 
 
 async def _fill(limit: ConcurrencyLimit, answers: list[float]) -> None:
@@ -46,7 +80,7 @@ async def _fill(limit: ConcurrencyLimit, answers: list[float]) -> None:
 
 def test_the_limit_grows_by_one_after_a_run_of_quick_answers_when_it_was_used() -> None:
     limit = ConcurrencyLimit(4, timeout=1.0)
-    limit.congested(Ticket(0, True, 0))
+    limit.congested(Ticket(0, True, 0, flight=4))
     assert limit.limit == 2
     asyncio.run(_fill(limit, [0.01, 0.01]))  # both slots used, answers far within the timeout
     assert limit.limit == 3 and limit.in_flight == 0
@@ -58,12 +92,12 @@ def test_the_limit_grows_by_one_after_a_run_of_quick_answers_when_it_was_used() 
 
 def test_the_limit_does_not_grow_on_slow_answers_or_unused_slots() -> None:
     slow = ConcurrencyLimit(4, timeout=0.1)
-    slow.congested(Ticket(0, True, 0))
+    slow.congested(Ticket(0, True, 0, flight=4))
     asyncio.run(_fill(slow, [0.06, 0.06]))  # over half the timeout: one more in a queue would near it
     assert slow.limit == 2
 
     idle = ConcurrencyLimit(4, timeout=10)
-    idle.congested(Ticket(0, True, 0))
+    idle.congested(Ticket(0, True, 0, flight=4))
     for _ in range(4):
         asyncio.run(_fill(idle, [0.001]))  # one at a time: a limit of 2 was never reached
     assert idle.limit == 2
@@ -233,6 +267,29 @@ def test_overload_answers_halve_the_limit_without_a_hint(fault: str) -> None:
             await model.aclose()
             return limit
 
-        # 429 then an answer: halved once; 503 twice, the second sent under the lowered limit: halved twice
+        # one request in flight when the server said it was overloaded: down to one at a time; after a 429 the
+        # answer to the retry (the limit reached and answered) raises it by one again
         assert asyncio.run(one()) == (2 if fault == "429" else 1)
     assert told == []
+
+
+def test_the_hint_names_a_concurrency_below_the_requests_in_flight() -> None:
+    # 5 calls at once against one slot, 0.25 s each, a 0.6 s timeout, --max-connections 16: three are still
+    # in flight at the first timeout. Halving the ceiling (16 -> 8) changed nothing, and the hint said 8.
+    with FakeServer(slots=1, latency=0.25) as srv:
+        model = create_model("openai/fake", {}, ModelSettings(base_url=srv.url + "/v1", max_connections=16,
+                                                               timeout=0.6, max_retries=0))
+        told: list[str] = []
+        model.on_note = told.append
+
+        async def five() -> list:
+            try:
+                return await asyncio.gather(*(model.generate(ASK) for _ in range(5)), return_exceptions=True)
+            finally:
+                await model.aclose()
+
+        outs = asyncio.run(five())
+    assert not [o for o in outs if isinstance(o, BaseException)], outs
+    assert len(told) == 1
+    figure = int(told[0].split("lowering concurrency to ")[1].split()[0])
+    assert figure < 5 and figure == 1, told[0]

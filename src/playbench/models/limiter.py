@@ -5,8 +5,10 @@ and a request's timeout counts its time in that queue: sending more than the ser
 into timeouts. The limit starts at ``--max-connections`` (the ceiling) and moves between 1 and it:
 
 * **halved** when a request sent since the last decrease times out or is refused as overloaded (429,
-  503); requests sent before the decrease were admitted under the old limit, so their failures do not
-  halve it again (one burst of timeouts is one signal, as in TCP congestion control);
+  503): set to half the requests in flight when it failed (itself included), or half the limit if that is
+  lower, as TCP sets its window from the data in flight; halving a limit that nobody reaches would change
+  nothing and waste a timeout. Requests sent before the decrease were admitted under the old limit, so
+  their failures do not halve it again (one burst of timeouts is one signal, as in TCP congestion control);
 * **raised by one** after a run of answers as long as the limit (every slot answered once), when the limit
   was reached during the run (a limit nobody uses proves nothing) and the slowest of those answers took
   at most half the request timeout: on a server that queues, the latency grows with each request in
@@ -33,6 +35,7 @@ class Ticket:
     epoch: int  # decreases of the limit before this request was sent
     crowded: bool  # other requests were in flight when it was sent or when it ended
     started: float  # monotonic seconds
+    flight: int = 1  # requests in flight, itself included: when it was sent, then when it failed
 
 
 class ConcurrencyLimit:
@@ -70,11 +73,14 @@ class ConcurrencyLimit:
         return grow
 
     def congested(self, ticket: Ticket) -> bool:
-        """A request timed out or was refused as overloaded; whether the limit was lowered (halved)."""
+        """A request timed out or was refused as overloaded; whether the limit was lowered.
+
+        Lowered to half the requests in flight when it failed (``ticket.flight``), or half the limit if lower.
+        """
         self._run, self._slowest = 0, 0.0
         if ticket.epoch != self.epoch or self.limit == 1:
             return False  # sent under a larger limit that is already lowered (or nothing left to lower)
-        self.limit = max(1, self.limit // 2)
+        self.limit = max(1, min(self.limit, ticket.flight) // 2)
         self.epoch += 1
         self._restart()
         return True
@@ -93,10 +99,11 @@ class ConcurrencyLimit:
         frees its slot (the caller tells :meth:`congested` what was congestion).
         """
         await self._acquire(first)
-        ticket = Ticket(self.epoch, self.in_flight > 1, time.monotonic())
+        ticket = Ticket(self.epoch, self.in_flight > 1, time.monotonic(), self.in_flight)
         try:
             yield ticket
         except BaseException:
+            ticket.flight = self.in_flight
             ticket.crowded = ticket.crowded or self.in_flight > 1
             self._release()
             raise
