@@ -22,6 +22,10 @@ given in order with ``sequence``):
 prompt longer than that with the ``overflow`` answer, as a server started with that context does, and the
 others normally; ``overflow_body`` (bytes) is then sent instead of the API's own wording (another server's).
 
+``usage="missing"`` leaves the token counts (``usage``, Gemini's ``usageMetadata``) out of the answers, and
+``usage="null"`` sends them as null, as some OpenAI-compatible servers do; ``usage_answers`` answers first
+still carry them (a server that stops reporting partway).
+
 ``keep_alive`` (seconds) closes a connection that stays idle that long, as real servers do (uvicorn: 5 s).
 ``prompt_cache=True`` keeps a prefix cache (:mod:`playbench.models.prefixcache`) and answers with the
 provider's cached-token usage fields (OpenAI's ``prompt_tokens_details.cached_tokens``, Anthropic's
@@ -110,9 +114,13 @@ class FakeServer:
                  port: int = 0, reject_auth: bool = False, fast_loop: bool = False,
                  sequence: list[str | None] | None = None, shapes: list[str] | None = None,
                  record: bool = False, keep_alive: float | None = None, slots: int | None = None,
-                 prompt_cache: bool = False, context: int | None = None, overflow_body: bytes | None = None
-                 ) -> None:
+                 prompt_cache: bool = False, context: int | None = None, overflow_body: bytes | None = None,
+                 usage: str = "sent", usage_answers: int = 0) -> None:
         self.latency = latency
+        if usage not in ("sent", "missing", "null"):
+            raise ValueError(f"usage must be sent, missing or null, not {usage!r}")
+        self.usage = usage  # how answers carry their token counts
+        self.usage_answers = usage_answers  # answers sent with their counts before ``usage`` applies
         self.context = context  # longest prompt answered (approximate tokens); longer ones overflow
         self.overflow_body = overflow_body  # the HTTP 400 body of an overflow (None: the API's own)
         # with ``prompt_cache``: per format, the prompt prefixes the server has cached
@@ -384,6 +392,11 @@ class FakeServer:
         reply = reply_body(fmt, model, text, contents, reasoning)
         if self.prompt_caches is not None:
             reply = with_cached_usage(fmt, reply, *self.prompt_caches[fmt].use(request_blocks(fmt, request)))
+        if self.usage != "sent" and stats.answers >= self.usage_answers:
+            block = _USAGE[fmt][0]
+            reply.pop(block)
+            if self.usage == "null":
+                reply[block] = None
         if wrong_shape:
             payload = self._wrong_shape(fmt, reply)
             await _sleep_until(deadline)

@@ -199,6 +199,8 @@ class ModelOutput:
     prompt token, whichever way the provider counts them: the tokens its prompt cache served
     (``cache_read_tokens``) and wrote (``cache_write_tokens``) are parts of it. Those two are None when the
     provider did not say (a server without a prompt cache, or one that does not report it).
+    ``tokens_reported`` is False when the answer carried no token counts at all (no ``usage``, or a null or
+    empty one, as some servers send): its counts are then unknown, not zero.
     """
 
     text: str
@@ -211,12 +213,14 @@ class ModelOutput:
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
     batch: bool = False  # answered through a provider batch (``--batch``): priced at the batch rate
+    tokens_reported: bool = True
 
     def usage(self) -> dict[str, int]:
         """Token and call counts for ``Decision.usage``: what this answer cost.
 
         A cache hit cost nothing (no request, no tokens); the tokens the answer cost when it was first
-        asked for are kept under ``cached_input_tokens`` and ``cached_output_tokens``.
+        asked for are kept under ``cached_input_tokens`` and ``cached_output_tokens``. An answer without
+        token counts is counted under ``tokens_unreported`` (its 0 tokens, and any cost, are lower bounds).
         """
         if self.cached:
             return {"input_tokens": 0, "output_tokens": 0, "calls": 1, "attempts": 0, "cache_hits": 1,
@@ -235,6 +239,8 @@ class ModelOutput:
             out["cache_write_tokens"] = self.cache_write_tokens
         if self.batch:
             out["batch"] = 1  # requests answered through a provider batch
+        if not self.tokens_reported:
+            out["tokens_unreported"] = 1  # answers whose server sent no token counts
         return out
 
 

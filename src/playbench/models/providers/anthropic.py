@@ -14,6 +14,7 @@ from playbench.models.providers.base import (
     malformed,
     optional_object,
     optional_text,
+    reports_tokens,
 )
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
@@ -216,4 +217,5 @@ class AnthropicProvider(Provider):
             stop_reason=label(data.get("stop_reason")),
             cache_read_tokens=read,
             cache_write_tokens=written,
+            tokens_reported=reports_tokens(usage, "input_tokens", "output_tokens"),
         )

@@ -250,6 +250,11 @@ def label(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def reports_tokens(usage: dict[str, Any], *keys: str) -> bool:
+    """Whether an answer's usage object carries any of the token counts ``keys`` (else they are unknown)."""
+    return any(usage.get(key) is not None for key in keys)
+
+
 def count(value: Any, what: str) -> int:
     """A token count: absent is 0; anything but a finite number in [0, MAX_COUNT] is malformed."""
     if value is None:

@@ -12,6 +12,7 @@ from playbench.models.providers.base import (
     optional_list,
     optional_object,
     optional_text,
+    reports_tokens,
 )
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
@@ -106,4 +107,5 @@ class GoogleProvider(Provider):
             reasoning="\n".join(thoughts) or None,
             stop_reason=finish,
             cache_read_tokens=count(cached, "usageMetadata.cachedContentTokenCount") if usage else None,
+            tokens_reported=reports_tokens(usage, "promptTokenCount", "candidatesTokenCount", "totalTokenCount"),
         )

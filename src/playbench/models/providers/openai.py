@@ -10,6 +10,7 @@ from playbench.models.providers.base import (
     malformed,
     optional_object,
     optional_text,
+    reports_tokens,
 )
 from playbench.models.types import GenerateConfig, Message, ModelOutput
 
@@ -67,4 +68,5 @@ class OpenAIProvider(Provider):
             reasoning=reasoning or None,
             stop_reason=label(choice.get("finish_reason")),
             cache_read_tokens=None if cached is None else count(cached, "usage.prompt_tokens_details.cached_tokens"),
+            tokens_reported=reports_tokens(usage, "prompt_tokens", "completion_tokens"),
         )
