@@ -153,8 +153,9 @@ def test_what_cannot_be_replayed_is_counted_apart(runs: dict[str, Path], tmp_pat
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     run = _copy(runs["random"], tmp_path)
     rows = _lines(run)
-    rows[0]["status"], rows[0]["score"], rows[0]["completion"], rows[0]["progress"] = "game-error", None, None, None
-    rows[0]["metrics"] = {}
+    failed = next(r for r in rows if r["task"] == "mango/df")  # a game that failed before its first step
+    failed.update(status="game-error", score=None, completion=None, progress=None, metrics={}, trajectory=None,
+                  steps=0, reward=0.0, invalid_actions=0)
     _write_lines(run, rows)
     hanoi = find_task("smartplay/hanoi-3")
     assert hanoi is not None
@@ -166,7 +167,7 @@ def test_what_cannot_be_replayed_is_counted_apart(runs: dict[str, Path], tmp_pat
     monkeypatch.setattr(verify_module, "find_task", find)
     result = playbench.verify(run)
     reasons = {f.name: f.reason for f in result.findings if f.verdict == "not-verifiable"}
-    assert reasons[f"{rows[0]['task']} #{rows[0]['index']}"].startswith("status game-error")
+    assert reasons[f"mango/df #{failed['index']}"] == "status game-error: no steps were recorded, so there is nothing to re-play"
     assert reasons["smartplay/hanoi-3 #1"] == "not reproducible by design: its moves come from the clock"
     assert result.differing == 0 and result.verified == 8 - len(reasons)
 
@@ -226,3 +227,136 @@ def test_frames_are_compared_by_their_pixels(tmp_path: Path) -> None:
     pixels.save(frame, format="PNG")
     assert _differing(playbench.verify(run)) == {
         "balrog/babyai/goto #0": f"step 2 frame: recorded {str(frame.relative_to(run))!r}, replayed 'other pixels'"}
+
+
+# -- completeness against the run's own schedule, error episodes re-played, claims that cost nothing ----------
+
+
+def test_a_deleted_episode_is_named_missing(runs: dict[str, Path], tmp_path: Path) -> None:
+    """Dropping a failure's line leaves its (task, index) of run.json without a record: named, not exit 0."""
+    run = _copy(runs["random"], tmp_path)
+    _write_lines(run, [r for r in _lines(run) if (r["task"], r["index"]) != ("grasp/energy", 1)])
+    result = playbench.verify(run)
+    assert (result.verified, result.differing, result.scheduled, result.missing) == (7, 0, 8, 1)
+    assert result.missing_named == ["grasp/energy #1"] and result.ok and not result.complete
+    done = run_cli("verify", str(run))
+    assert done.returncode == 3, done.stdout
+    assert done.stdout.startswith("7 verified, 0 differing, 0 not verifiable (7 episodes of run")
+    assert "missing: grasp/energy #1: scheduled in run.json, not recorded (1 of 8 scheduled)" in done.stdout
+
+
+def test_a_huge_schedule_names_a_few_missing_and_counts_the_rest(runs: dict[str, Path], tmp_path: Path) -> None:
+    """Missing episodes are counted from run.json's episode counts, never listed one by one."""
+    run = _copy(runs["random"], tmp_path)
+    meta = json.loads((run / "run.json").read_text())
+    first = meta["config"]["tasks"][0]["id"]
+    meta["config"]["tasks"][0]["episodes"] = 999_994  # a million scheduled in all
+    (run / "run.json").write_text(json.dumps(meta))
+    result = playbench.verify(run)
+    assert (result.missing, result.scheduled) == (999_992, 1_000_000)
+    assert result.missing_named == [f"{first} #{k}" for k in range(2, 7)]
+    done = run_cli("verify", str(run))
+    assert done.returncode == 3, done.stdout
+    assert f"missing: {first} #2, {first} #3, {first} #4, {first} #5, {first} #6 and 999987 more" in done.stdout
+    meta["config"]["tasks"][0]["episodes"] = 10 ** 9  # named and counted, or refused as no schedule: never exit 0
+    (run / "run.json").write_text(json.dumps(meta))
+    done = run_cli("verify", str(run))
+    assert done.returncode in (2, 3) and "Traceback" not in done.stderr, done.stderr
+
+
+def test_an_ok_episode_relabelled_an_error_differs(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A failure relabelled infra-error (no score) would leave the report; its complete steps re-play to ok."""
+    run = _copy(runs["random"], tmp_path)
+    rows = _lines(run)
+    target = next(r for r in rows if r["task"] == "smartplay/hanoi-3" and r["index"] == 1)
+    target.update(status="infra-error", score=None, completion=None, progress=None, metrics={}, error="timeout")
+    _write_lines(run, rows)
+    assert _differing(playbench.verify(run)) == {
+        "smartplay/hanoi-3 #1": "status: recorded 'infra-error', replayed 'ok'"}
+    done = run_cli("verify", str(run))
+    assert done.returncode == 1 and "differs: smartplay/hanoi-3 #1 status: recorded 'infra-error'" in done.stdout
+
+
+def test_a_real_error_episode_replays_to_its_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine failed step 3: the three recorded steps re-play, and a score forged onto the record differs."""
+    from playbench.suites.smartplay.hanoi import HanoiGame
+
+    step = HanoiGame.step
+
+    def failing(self: HanoiGame, action: str):
+        self.calls = getattr(self, "calls", 0) + 1
+        if self.calls == 4:
+            raise PermissionError(13, "Permission denied", "/nowhere")
+        return step(self, action)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(HanoiGame, "step", failing)
+        run = playbench.eval("smartplay/hanoi-3", agent="random", episodes=1, log_dir=tmp_path / "log").path
+    (record,) = _lines(run)
+    assert (record["status"], record["steps"], record["trajectory"] is not None) == ("infra-error", 3, True)
+    result = playbench.verify(run)
+    assert (result.verified, result.differing, result.not_verifiable) == (1, 0, 0) and result.complete
+    record["score"] = 1.0
+    _write_lines(run, [record])
+    assert _differing(playbench.verify(run)) == {"smartplay/hanoi-3 #0": "score: recorded 1.0, replayed None"}
+
+
+def test_a_claimed_step_count_differs_without_being_allocated(runs: dict[str, Path], tmp_path: Path) -> None:
+    run = _copy(runs["random"], tmp_path)
+    rows = _lines(run)
+    target = next(r for r in rows if r["task"] == "mango/df" and r["index"] == 0)
+    stored, target["steps"] = target["steps"], 10 ** 18  # a list of that many would be a MemoryError
+    _write_lines(run, rows)
+    assert _differing(playbench.verify(run)) == {
+        "mango/df #0": f"steps: recorded {10 ** 18}, replayed {stored}"}
+    assert run_cli("verify", str(run)).returncode == 1
+
+
+def test_deeply_nested_json_lines_are_one_line(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A step line (the first layout's file per episode) or an episode line nested 200,000 deep: no traceback."""
+    run = _copy(runs["random"], tmp_path)
+    rows = _lines(run)
+    deep = '{"step": 0, "observation": ' + "[" * 200_000 + "]" * 200_000 + "}\n"
+    (run / "trajectories" / "old.jsonl").write_text(deep)
+    rows[0]["trajectory"] = "trajectories/old.jsonl"
+    _write_lines(run, rows)
+    result = playbench.verify(run)
+    (finding,) = [f for f in result.findings if f.verdict == "not-verifiable"]
+    assert finding.name == f"{rows[0]['task']} #{rows[0]['index']}" and "cannot be read" in (finding.reason or "")
+    assert run_cli("verify", str(run)).returncode == 3
+    with (run / "episodes.jsonl").open("a") as fh:
+        fh.write('{"task": ' + "[" * 200_000 + "]" * 200_000 + "}\n")
+    done = run_cli("verify", str(run))
+    assert done.returncode == 2 and "line 9 is corrupt" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_balrog_folder_is_read_without_leaving_it(runs: dict[str, Path], tmp_path: Path) -> None:
+    """An episode file or steps table that is a link out of the folder is refused, not read and counted."""
+    folder = tmp_path / "random"
+    assert run_cli("export", str(runs["random"]), "--format", "balrog", "-o", str(folder)).returncode == 0
+    csv_file = next(folder.rglob("*_run_01.csv"))
+    outside = tmp_path / "outside.csv"
+    outside.write_bytes(csv_file.read_bytes())
+    csv_file.unlink()
+    csv_file.symlink_to(outside)
+    done = run_cli("verify", str(folder))
+    assert done.returncode == 2 and "symbolic link" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_balrog_episode_file_verify_cannot_place_is_not_vouched_for(runs: dict[str, Path], tmp_path: Path) -> None:
+    """Every episode file the figure counts is checked: one without BALROG's ``_run_NN`` name is named."""
+    from playbench.suites.balrog import submission
+
+    folder = tmp_path / "random"
+    assert run_cli("export", str(runs["random"]), "--format", "balrog", "-o", str(folder)).returncode == 0
+    extra = next(folder.rglob("*_run_01.json"))
+    forged = json.loads(extra.read_text())
+    forged["progression"] = 1.0
+    (extra.parent / "extra.json").write_text(json.dumps(forged))
+    summary, _ = submission.summarize(submission.read_episodes(folder))
+    stated = json.loads((folder / "summary.json").read_text())
+    (folder / "summary.json").write_text(json.dumps({**stated, **summary}))
+    result = playbench.verify(folder)
+    assert result.folder_differences == [] and result.verified == 2 and result.unchecked == 1
+    assert run_cli("verify", str(folder)).returncode == 3

@@ -256,3 +256,36 @@ def test_only_ok_balrog_episodes_are_written(tmp_path: Path) -> None:
     assert list(stated["environments"]) == ["babaisai"] and block["episodes_played"] == 2
     assert _close(block["progression_percentage"], 50.0) and _close(block["standard_error"], 50 / 2 ** 0.5)
     assert (stated["average_progress"], stated["total_input_tokens"]) == (50.0, 20)
+
+
+def test_an_episode_file_linked_out_of_the_folder_is_refused(tmp_path: Path) -> None:
+    """A link is never followed out of a submission: the figure counts the folder's own regular files only."""
+    folder = tmp_path / "sub"
+    _write_published(folder)
+    linked = folder / submission.episode_path("nle", "NetHackChallenge-v0", 0)
+    outside = tmp_path / "outside.json"
+    outside.write_text(json.dumps({**json.loads(linked.read_text()), "progression": 1.0}))
+    linked.unlink()
+    linked.symlink_to(outside)
+    with pytest.raises(PlaybenchError, match="symbolic link"):
+        submission.read_submission(folder)
+    out = CliRunner().invoke(report_command, [str(folder)])
+    assert isinstance(out.exception, PlaybenchError) and str(linked) in str(out.exception)
+    linked.unlink()  # a linked folder on the way is refused as well
+    (folder / "nle" / "NetHackChallenge-v0" / "more").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "x_run_00.json").write_text(outside.read_text())
+    with pytest.raises(PlaybenchError, match="symbolic link"):
+        submission.read_episodes(folder)
+
+
+def test_deeply_nested_json_is_one_line(tmp_path: Path) -> None:
+    _write_published(tmp_path)
+    bad = tmp_path / submission.episode_path("nle", "NetHackChallenge-v0", 0)
+    bad.write_text("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(PlaybenchError, match="is not a readable episode file"):
+        submission.read_submission(tmp_path)
+    bad.unlink()
+    (tmp_path / "summary.json").write_text('{"a": ' + "[" * 200_000 + "]" * 200_000 + "}")
+    with pytest.raises(PlaybenchError, match="summary.json is not readable JSON"):
+        submission.read_submission(tmp_path)

@@ -1,20 +1,26 @@
 """``playbench verify``: re-play a run's recorded episodes through fresh engines and check every record.
 
-Each ``ok`` episode is played again exactly as the runner played it: the task's game made from the
-parameters in ``run.json``, reset with the episode's recorded seed (itself checked against the run's base
-seed), then stepped with each recorded *executed* action. Model output is never re-used: what the agent
-answered is the agent's business; what the engine did with the executed action is checked. At each step
-the recorded observation (and frame, in image mode), validity (a valid step executed a legal action named by the agent; an invalid
-one the game's default action), reward, score and done must be what the engine gives, and at the end the
-episode's totals (reward, steps, invalid actions, score, completion, progress, metrics, instance).
+Each recorded episode with steps is played again exactly as the runner played it: the task's game made
+from the parameters in ``run.json``, reset with the episode's recorded seed (itself checked against the
+run's base seed), then stepped with each recorded *executed* action. Model output is never re-used: what
+the agent answered is the agent's business; what the engine did with the executed action is checked. At
+each step the recorded observation (and frame, in image mode), validity (a valid step executed a legal
+action named by the agent; an invalid one the game's default action), reward, score and done must be what
+the engine gives, and at the end the episode's status and totals (steps, reward, invalid actions, score,
+completion, progress, metrics, instance). An episode recorded as an error (``infra-error`` …) is re-played
+through its recorded steps too: if its game ends there, the episode finished, the re-play's status is
+``ok`` and the record differs; if not, its totals must be an unfinished episode's (no score). A step count
+that is not the number of steps stored differs (the claim is compared, never used to size anything).
 
-Episodes that cannot be checked are counted apart, each with why: not ``ok``, steps missing or damaged,
-an engine or data file missing here, or a task that declares its engine not reproducible
-(``Task.not_reproducible``). BALROG's submission folders (``export --format balrog``) are re-played by
-``verify_balrog.py``.
+Episodes that cannot be checked are counted apart, each with why: steps missing or damaged, an engine or
+data file missing here, or a task that declares its engine not reproducible (``Task.not_reproducible``).
+The run's own schedule is checked too: each ``(task, index)`` run.json schedules has a record or is counted
+missing (the first few named), from the counts alone, never by listing the schedule. BALROG's submission
+folders (``export --format balrog``) are re-played by ``verify_balrog.py``.
 """
 
 import asyncio
+import itertools
 import math
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
@@ -24,15 +30,17 @@ from typing import Any, Literal
 
 from playbench.agents.base import Agent, EpisodeContext, Turn
 from playbench.core.errors import PlaybenchError
-from playbench.core.records import EpisodeRecord, StepRecord
+from playbench.core.records import EpisodeRecord, RunConfig, StepRecord, finite
 from playbench.core.registry import find_task
 from playbench.core.seeding import episode_seed
 from playbench.core.task import Task
 from playbench.log.read import RunLog, read_run
 
 Verdict = Literal["verified", "differs", "not-verifiable"]
+#: How many missing episodes a result names (the rest are counted).
+NAMED_MISSING = 5
 #: Episode totals compared after the last step, in the order they are reported.
-TOTALS = ("steps", "reward", "invalid_actions", "score", "completion", "progress", "metrics", "instance")
+TOTALS = ("status", "steps", "reward", "invalid_actions", "score", "completion", "progress", "metrics", "instance")
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,11 @@ class VerifyResult:
     folder_differences: list[str] = field(default_factory=list)
     #: lines to show beside the counts (what was not compared, versions that differ from this machine's)
     notes: list[str] = field(default_factory=list)
+    #: episodes run.json schedules (a BALROG folder records no schedule: 0)
+    scheduled: int = 0
+    #: scheduled episodes without a record, and the first few of them (``task #index``)
+    missing: int = 0
+    missing_named: list[str] = field(default_factory=list)
 
     def _count(self, verdict: Verdict) -> int:
         return sum(f.verdict == verdict for f in self.findings)
@@ -112,8 +125,11 @@ class VerifyResult:
 
     @property
     def complete(self) -> bool:
-        """Nothing differs and every scored episode was re-played (or its task is not reproducible by design)."""
-        return self.ok and self.unchecked == 0
+        """Nothing differs, every scheduled episode is recorded, and every scored one was re-played.
+
+        (Or its task is not reproducible by design.)
+        """
+        return self.ok and self.unchecked == 0 and self.missing == 0
 
 
 def verify(path: Path | str) -> VerifyResult:
@@ -136,6 +152,7 @@ def verify(path: Path | str) -> VerifyResult:
     result = VerifyResult(path)
     with asyncio.Runner() as runner:  # one event loop for every episode's re-play
         _check_run(log, result, runner)
+    _check_schedule(log.config, result)
     if result.differing:
         result.notes.extend(version_notes(log))
     return result
@@ -147,45 +164,64 @@ def _check_run(log: RunLog, result: VerifyResult, runner: asyncio.Runner) -> Non
     specs = {spec.id: spec for spec in log.config.tasks}
     agent = reference_agent(log.config.agent, log.config.agent_params)
     for record in log.episodes():
-        task = find_task(record.task)
         spec = specs.get(record.task)
         if spec is None:
             result.findings.append(_differs(record, Difference("task", record.task, "(not a task of run.json)")))
             continue
-        reason = _not_verifiable(record, task, spec.params, problems)
-        if reason is not None:
-            excused = record.status != "ok" or bool(task is not None and task.not_reproducible)
-            result.findings.append(Finding(record.task, record.index, "not-verifiable", reason=reason,
-                                           excused=excused))
-            continue
-        assert task is not None
-        expected = episode_seed(log.config.seed, record.task, record.index)
-        if record.seed != expected:
-            result.findings.append(_differs(record, Difference("seed", record.seed, expected)))
-            continue
-        if record.index >= spec.episodes:
-            result.findings.append(_differs(record, Difference("index", record.index, f"< {spec.episodes}")))
-            continue
-        steps, why = _steps(log, record)
-        if steps is None:
-            result.findings.append(Finding(record.task, record.index, "not-verifiable", reason=why))
-            continue
-        replay = _replay(record, task, task.params(spec.params), steps, agent, log.read_file)
-        result.findings.append(settle(runner, record.task, record.index, replay))
+        result.findings.append(_check(log, record, spec.params, spec.episodes, problems, agent, runner))
+
+
+def _check(log: RunLog, record: EpisodeRecord, values: dict[str, Any], episodes: int,
+           problems: dict[str, str | None], agent: Callable[[], Agent] | None, runner: asyncio.Runner) -> Finding:
+    """The verdict on one record of a task of the run (``values``: its run.json parameters)."""
+    task = find_task(record.task)
+    reason = f"this playbench has no task {record.task}" if task is None else task_problem(task, values, problems)
+    if reason is not None:
+        return _unchecked(record, task, reason)
+    assert task is not None
+    expected = episode_seed(log.config.seed, record.task, record.index)
+    if record.seed != expected:
+        return _differs(record, Difference("seed", record.seed, expected))
+    if not 0 <= record.index < episodes:
+        return _differs(record, Difference("index", record.index, f"0 <= index < {episodes}"))
+    steps, why = _steps(log, record)
+    if steps is None:
+        return _unchecked(record, task, why)
+    if len(steps) != record.steps:  # the claim is compared, never used to size anything
+        return _differs(record, Difference("steps", record.steps, len(steps)))
+    replay = _replay(record, task, task.params(values), steps, agent, log.read_file)
+    return settle(runner, record.task, record.index, replay, record.status)
 
 
 def _differs(record: EpisodeRecord, difference: Difference) -> Finding:
     return Finding(record.task, record.index, "differs", difference=difference)
 
 
-def _not_verifiable(record: EpisodeRecord, task: Task | None, params: dict[str, Any],
-                    problems: dict[str, str | None]) -> str | None:
-    """Why ``record`` cannot be re-played here, or None."""
-    if record.status != "ok":
-        return f"status {record.status}: the episode did not finish, so there is nothing to re-play"
-    if task is None:
-        return f"this playbench has no task {record.task}"
-    return task_problem(task, params, problems)
+def _unchecked(record: EpisodeRecord, task: Task | None, reason: str) -> Finding:
+    """Not verifiable; excused when the episode holds no score or its task is not reproducible by design."""
+    excused = record.status != "ok" or bool(task is not None and task.not_reproducible)
+    return Finding(record.task, record.index, "not-verifiable", reason=reason, excused=excused)
+
+
+def _check_schedule(config: RunConfig, result: VerifyResult) -> None:
+    """Count the scheduled episodes without a record and name the first few.
+
+    The work is proportional to the records: counts are compared per task, and the missing indexes named are
+    found by walking up from 0 past recorded ones, never by listing the schedule.
+    """
+    recorded: dict[str, set[int]] = {}
+    for finding in result.findings:
+        recorded.setdefault(finding.task, set()).add(finding.index)
+    for spec in config.tasks:
+        count = max(spec.episodes, 0)
+        have = {index for index in recorded.get(spec.id, ()) if 0 <= index < count}
+        result.scheduled += count
+        result.missing += count - len(have)
+        wanted = NAMED_MISSING - len(result.missing_named)
+        if wanted > 0 and count > len(have):
+            gaps = (index for index in itertools.count() if index not in have)
+            result.missing_named.extend(f"{spec.id} #{index}" for index in itertools.islice(gaps, wanted)
+                                        if index < count)
 
 
 def task_problem(task: Task, params: dict[str, Any], problems: dict[str, str | None]) -> str | None:
@@ -204,16 +240,17 @@ def task_problem(task: Task, params: dict[str, Any], problems: dict[str, str | N
 
 
 def _steps(log: RunLog, record: EpisodeRecord) -> tuple[list[StepRecord] | None, str]:
-    """The episode's steps when they are all there, else None and why."""
+    """The episode's stored steps when they are whole and numbered from 0, else None and why."""
     if not record.trajectory:
+        if record.status != "ok":
+            return None, f"status {record.status}: no steps were recorded, so there is nothing to re-play"
         return None, "no steps were recorded for it"
     try:
         steps = log.read_trajectory(record)
     except PlaybenchError as exc:
         return None, f"its steps cannot be read ({exc})"
-    numbers = [s.step for s in steps]
-    if numbers != list(range(record.steps)):
-        return None, f"its trajectory is incomplete ({len(steps)} of the {record.steps} steps recorded)"
+    if any(step.step != number for number, step in enumerate(steps)):
+        return None, f"its trajectory is damaged (its {len(steps)} steps are not numbered 0, 1, 2 …)"
     return steps, ""
 
 
@@ -248,16 +285,20 @@ class NotVerifiable(Exception):
     """Raised by a re-play that finds it cannot check what follows (the message says why)."""
 
 
-def settle(runner: asyncio.Runner, task: str, index: int, replay: Coroutine[Any, Any, Difference | None]) -> Finding:
-    """Run one episode's re-play to its verdict (what the game raises is blamed as the runner blames it)."""
+def settle(runner: asyncio.Runner, task: str, index: int, replay: Coroutine[Any, Any, Difference | None],
+           status: str = "ok") -> Finding:
+    """Run one episode's re-play to its verdict (what the game raises is blamed as the runner blames it).
+
+    ``status`` is the record's: an episode whose recorded steps the game no longer plays differs there.
+    """
     try:
         difference = runner.run(replay)
     except (PlaybenchError, NotVerifiable) as exc:
         return Finding(task, index, "not-verifiable", reason=str(exc))
     except OSError as exc:  # the machine, not the record
         return Finding(task, index, "not-verifiable", reason=f"environment: {exc}")
-    except Exception as exc:  # noqa: BLE001  (the recorded episode ended ok; its re-play raised)
-        difference = Difference("status", "ok", f"the game raised {type(exc).__name__}: {exc}")
+    except Exception as exc:  # noqa: BLE001  (the recorded steps were played; their re-play raised)
+        difference = Difference("status", status, f"the game raised {type(exc).__name__}: {exc}")
     if difference is None:
         return Finding(task, index, "verified")
     return Finding(task, index, "differs", difference=difference)
@@ -267,6 +308,8 @@ async def _replay(record: EpisodeRecord, task: Task, params: Any, steps: list[St
                   make_agent: Callable[[], Agent] | None, read_frame: Callable[[str], bytes]) -> Difference | None:
     """The runner's loop, with the recorded executed actions in place of the agent's.
 
+    An ``ok`` record must end with its game; an error record is the unfinished episode the runner records,
+    unless its game ends with its last step (then the episode finished and the re-play says ``ok``).
     A reference policy looks at the game's state and may change it (TextWorld's random policy tracks
     admissible commands), so it plays alongside as it did, and its choices are checked too.
     """
@@ -299,20 +342,40 @@ async def _replay(record: EpisodeRecord, task: Task, params: Any, steps: list[St
                           or _differ("done", step.done, done, step.step))
             if difference is not None:
                 return difference
-        if not done:
+        if record.status == "ok" and not done:
             return Difference("done", True, False, len(steps) - 1)
-        replayed = EpisodeRecord(  # the totals exactly as the runner makes them
-            task=record.task, index=record.index, seed=record.seed, status="ok", agent=record.agent,
-            score=_number(info.get("score")), completion=_number(info.get("completed", 0)),
-            progress=_number(game.progress), reward=total, steps=len(steps), invalid_actions=invalid,
-            metrics=dict(info.get("metrics", {})), instance=game.instance() or {},
-        )
+        outcome: dict[str, Any] = {"score": _number(info.get("score")), "completion": _number(info.get("completed", 0)),
+                                   "progress": _number(game.progress), "metrics": dict(info.get("metrics", {}))}
+        replayed = _as_runner_records(record, done, outcome, total, len(steps), invalid, game.instance() or {})
     recorded, again = record.model_dump(mode="json"), replayed.model_dump(mode="json")
     for name in TOTALS:
         difference = _differ(name, recorded[name], again[name])
         if difference is not None:
             return difference
     return None
+
+
+def _as_runner_records(record: EpisodeRecord, done: bool, outcome: dict[str, Any], reward: float, steps: int,
+                       invalid: int, instance: dict[str, Any]) -> EpisodeRecord:
+    """The re-played episode's record exactly as the runner makes it.
+
+    A game that ended finished the episode (``ok``, scored); one that did not is the unfinished episode an
+    error record describes (its status kept, no score). Numbers that are not finite make it the game's
+    error, as in the runner.
+    """
+    status = "ok" if done else record.status
+    if not done:
+        outcome = {}
+    if not (finite(reward) and finite(outcome) and finite(instance)):
+        status, outcome = "game-error", {}
+        reward, instance = (reward if finite(reward) else 0.0), (instance if finite(instance) else {})
+    ok = status == "ok"
+    return EpisodeRecord(
+        task=record.task, index=record.index, seed=record.seed, status=status, agent=record.agent,
+        score=outcome["score"] if ok else None, completion=outcome["completion"] if ok else None,
+        progress=outcome["progress"] if ok else None, reward=reward, steps=steps, invalid_actions=invalid,
+        metrics=outcome["metrics"] if ok else {}, instance=instance,
+    )
 
 
 def _frame(step: StepRecord, image: Any, read_frame: Callable[[str], bytes]) -> Difference | None:

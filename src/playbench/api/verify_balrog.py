@@ -7,11 +7,15 @@ none: episodes are re-played with each task's defaults) and no executed actions 
 column is the model's answer when a model played, so those episodes are not verifiable (the run they were
 exported from is). For a reference policy's episodes (``random``, ``oracle``: BALROG's ``agent.type``) the
 column is the executed action itself: they are re-played, the policy alongside, and every row and total is
-checked. The folder's ``summary.json`` is checked against its episode files as well.
+checked. Every episode file the folder's figure counts is checked, each found and read as the report reads
+it (``submission.episode_files``: no link followed); one whose name does not give its index
+(``<task>_run_<NN>.json``) is not verifiable. The folder's ``summary.json`` is checked against its episode
+files as well. A submission records no schedule, so an episode left out of it cannot be named.
 """
 
 import asyncio
 import csv
+import io
 import json
 import math
 import re
@@ -60,24 +64,27 @@ def verify_submission(folder: Path) -> VerifyResult:
     if any(f.verdict != "not-verifiable" for f in result.findings):
         result.notes.append("episodes were re-played with each task's default parameters (a submission records "
                             "none); a submission holds ok episodes only")
+    result.notes.append("a submission records no schedule: episodes left out of it cannot be named")
     return result
 
 
 def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner) -> None:
-    from playbench.suites.balrog.submission import read_episode
+    from playbench.suites.balrog.submission import episode_files, read_episode
 
     names = _task_ids()
     problems: dict[str, str | None] = {}
-    for file in sorted(folder.rglob("*_run_*.json")):
-        data = read_episode(file)
-        found = _EPISODE.search(file.name)
+    files = [(env, relative) for env, found in episode_files(folder).items() for relative in found]
+    for env, relative in files:
+        data = read_episode(folder, relative)
+        found = _EPISODE.search(relative)
         index = int(found.group(1)) if found else -1
-        env = file.relative_to(folder).parts[0]
         task_id = names.get((env, str(data.get("task"))))
         label = task_id or f"{env}/{data.get('task')}"
         task = find_task(task_id) if task_id else None
         reason = None
-        if task is None:
+        if found is None:
+            label, reason = relative, "its file name does not say which episode it is (<task>_run_<NN>.json)"
+        elif task is None:
             reason = f"this playbench has no BALROG task {data.get('task')!r} in {env}"
         else:
             reason = task_problem(task, {}, problems)
@@ -88,34 +95,41 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner) ->
         seed = data.get("seed")
         if reason is None and (isinstance(seed, bool) or not isinstance(seed, int)):
             reason = "its episode file holds no seed"
-        steps_file = file.with_suffix(".csv")
-        if reason is None and not steps_file.is_file():
-            reason = f"its steps file {steps_file.name} is missing"
+        steps_file = relative.removesuffix(".json") + ".csv"
+        rows: list[list[str]] | None = None
+        if reason is None:
+            rows, reason = _rows(folder, steps_file)
         if reason is not None:
             result.findings.append(Finding(label, index, "not-verifiable", reason=reason))
             continue
-        assert task is not None and isinstance(seed, int) and make_agent is not None
-        rows = _rows(steps_file)
-        if rows is None:
-            result.findings.append(Finding(label, index, "not-verifiable", reason=f"{steps_file.name} is not "
-                                                                                     "BALROG's steps table"))
-            continue
+        assert task is not None and isinstance(seed, int) and make_agent is not None and rows is not None
         replay = _replay(task, index, seed, rows, data, env, make_agent)
         result.findings.append(settle(runner, label, index, replay))
 
 
-def _rows(file: Path) -> list[list[str]] | None:
-    """The CSV's rows after its header (``Step, Action, Reasoning, Observation, Reward, Done``), or None."""
+def _rows(folder: Path, relative: str) -> tuple[list[list[str]] | None, str | None]:
+    """The steps table's rows after its header (``Step, Action, Reasoning, Observation, Reward, Done``), or why not.
+
+    Read as every file of the folder is (a link is a PlaybenchError).
+    """
+    from playbench.suites.balrog.submission import read_bytes
+
+    name = relative.rpartition("/")[2]
     try:
-        with file.open(newline="", encoding="utf-8") as fh:
-            rows = list(csv.reader(fh, escapechar="˘"))
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return None
+        text = read_bytes(folder, relative).decode("utf-8")
+    except FileNotFoundError:
+        return None, f"its steps file {name} is missing"
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"its steps file {name} cannot be read ({type(exc).__name__})"
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline=""), escapechar="˘"))
+    except csv.Error:
+        rows = []
     if not rows or rows[0] != ["Step", "Action", "Reasoning", "Observation", "Reward", "Done"]:
-        return None
+        return None, f"{name} is not BALROG's steps table"
     if any(len(row) != 6 for row in rows[1:]):
-        return None
-    return rows[1:]
+        return None, f"{name} is not BALROG's steps table"
+    return rows[1:], None
 
 
 async def _replay(task: Task, index: int, seed: int, rows: list[list[str]], data: dict[str, Any], env: str,

@@ -1,8 +1,10 @@
 """``playbench verify``: re-play a run (or a BALROG submission folder) and say whether its records hold.
 
-Exit codes: 0 when nothing differs and every scored episode was re-played, 1 when an episode (or a folder's
-summary) differs, 3 when nothing differs but some scored episodes could not be checked (a score nobody
-vouched for), 2 for a folder that is neither a run nor a submission. Every text shown comes from records, so it goes through ``safe_text``.
+Exit codes: 0 when nothing differs, every episode run.json schedules is recorded and every scored episode was
+re-played; 1 when an episode (or a folder's summary) differs; 3 when nothing differs but the run is not
+complete: scheduled episodes have no record (a failure dropped, or a run not finished) or some scored episodes
+could not be checked (a score nobody vouched for); 2 for a folder that is neither a run nor a submission, or
+one that cannot be read. Every text shown comes from records, so it goes through ``safe_text``.
 """
 
 import sys
@@ -27,14 +29,15 @@ def lines(result: VerifyResult) -> list[str]:
         if finding.verdict == "differs" and finding.difference is not None:
             out.append(f"differs: {safe_text(finding.name)} {safe_text(finding.difference.describe(), one_line=True)}")
     out.extend(f"differs: {safe_text(line, one_line=True)}" for line in result.folder_differences)
+    if result.missing:
+        out.append(f"missing: {_named(result.missing_named, result.missing)}: scheduled in run.json, not recorded "
+                   f"({result.missing} of {result.scheduled} scheduled)")
     why: dict[str, list[str]] = defaultdict(list)
     for finding in result.findings:
         if finding.verdict == "not-verifiable":
             why[finding.reason or "unknown"].append(finding.name)
     for reason, names in why.items():
-        shown = ", ".join(safe_text(n) for n in names[:NAMED]) + (f" and {len(names) - NAMED} more"
-                                                                   if len(names) > NAMED else "")
-        out.append(f"not verifiable: {shown}: {safe_text(reason, one_line=True)}")
+        out.append(f"not verifiable: {_named(names[:NAMED], len(names))}: {safe_text(reason, one_line=True)}")
     out.extend(f"note: {safe_text(note, one_line=True)}" for note in result.notes)
     if not result.findings:
         out.append("note: the folder holds no episode")
@@ -43,7 +46,16 @@ def lines(result: VerifyResult) -> list[str]:
     if result.ok and result.unchecked:
         out.append(f"not verified: {result.unchecked} scored episode(s) could not be checked, so their scores rest "
                    "on the records alone (exit 3)")
+    if result.ok and result.missing:
+        out.append(f"not verified: {result.missing} scheduled episode(s) have no record, so the run's figures may "
+                   "leave failures out (exit 3)")
     return out
+
+
+def _named(names: list[str], count: int) -> str:
+    """``a, b and 7 more``: the names shown, then how many others there are."""
+    shown = ", ".join(safe_text(n) for n in names)
+    return shown + (f" and {count - len(names)} more" if count > len(names) else "")
 
 
 @click.command("verify")
@@ -52,10 +64,10 @@ def command(run: str) -> None:
     """Re-play RUN's episodes from their seeds and actions and check every recorded value.
 
     RUN is a run directory (local, resumed, Ray or merged) or a BALROG submission folder written by
-    ``playbench export --format balrog``. Exit code 1 when anything differs, 3 when scored episodes could not
-    be checked.
+    ``playbench export --format balrog``. Exit code 1 when anything differs, 3 when scheduled episodes have
+    no record or scored episodes could not be checked.
     """
     result = verify(run)
     for line in lines(result):
         click.echo(line)
-    sys.exit(1 if not result.ok else 3 if result.unchecked else 0)
+    sys.exit(1 if not result.ok else 0 if result.complete else 3)

@@ -19,6 +19,10 @@ absent) is pooled per environment; the standard error uses the population SD (0 
 overall figure is the plain mean of the environments present and its error ``sqrt(sum se^2) / N``.
 A leaderboard folder may publish its ``summary.json`` alone (no episode files): there is nothing to
 recompute, and ``read_submission`` hands back the published figures as written, marked as not recomputed.
+
+A submission may come from anyone, so it is read as a run folder is (``log/confined.py``): a symbolic link
+anywhere in it is refused in one line, and every file is opened as a regular file reached from the folder
+without a link. A file that is not a JSON object (JSON nested too deep to parse included) is one line too.
 """
 
 import csv
@@ -26,7 +30,7 @@ import json
 import math
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +38,7 @@ from typing import Any
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.log import is_run
+from playbench.log.confined import read_file
 from playbench.suites.balrog.facts import TASKS
 
 SUMMARY = "summary.json"
@@ -165,15 +170,26 @@ def write_submission(folder: Path, episodes: Iterable[tuple[EpisodeRecord, Seque
     return written
 
 
-def read_episode(path: Path) -> dict[str, Any]:
-    """One episode file of a submission as a JSON object; a clear error when it is not one."""
-    return _json_object(path, "is not a readable episode file", "episode file")
+def read_bytes(folder: Path, relative: str) -> bytes:
+    """The bytes of the submission's file ``relative``: a regular file of ``folder``, reached without a link.
+
+    A link or special file on the way is a PlaybenchError; a missing file ``FileNotFoundError``; others ``OSError``.
+    """
+    return read_file(Path(folder).resolve(), relative, Path(folder))
 
 
-def _json_object(path: Path, unreadable: str, kind: str) -> dict[str, Any]:
-    """``path`` read as a JSON object, else one line: ``PATH {unreadable}: why`` or ``not a BALROG {kind}``."""
+def read_episode(folder: Path, relative: str) -> dict[str, Any]:
+    """The episode file ``relative`` of a submission as a JSON object; a clear error when it is not one."""
+    return _json_object(folder, relative, "is not a readable episode file", "episode file")
+
+
+def _json_object(folder: Path, relative: str, unreadable: str, kind: str) -> dict[str, Any]:
+    """The file read as a JSON object, else one line: ``PATH {unreadable}: why`` or ``not a BALROG {kind}``."""
+    path = Path(folder) / relative
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(folder, relative).decode("utf-8"))
+    except RecursionError:  # nested deeper than the parser goes: not a file BALROG writes
+        raise PlaybenchError(f"{path} {unreadable}: JSON nested too deep") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise PlaybenchError(f"{path} {unreadable}: {exc}") from None
     if not isinstance(data, dict):
@@ -181,27 +197,70 @@ def _json_object(path: Path, unreadable: str, kind: str) -> dict[str, Any]:
     return data
 
 
-def read_episodes(folder: Path) -> dict[str, list[dict[str, Any]]]:
-    """Every episode file of a submission, by environment folder (BALROG's walk; sorted, so repeatable)."""
+def _no_link(folder: Path, entry: os.DirEntry[str], relative: str) -> None:
+    if entry.is_symlink():
+        raise PlaybenchError(f"{Path(folder) / relative} is a symbolic link; a submission's files must be regular "
+                             "files inside it: refusing to read the folder")
+
+
+def _entries(folder: Path, relative: str) -> list[tuple[str, bool]]:
+    """``(path, is a folder)`` for each entry of the submission's folder ``relative``, sorted; a link refused."""
+    found = []
+    where = Path(folder) / relative if relative else Path(folder)
+    try:
+        with os.scandir(where) as entries:
+            for entry in entries:
+                path = f"{relative}/{entry.name}" if relative else entry.name
+                _no_link(folder, entry, path)
+                found.append((path, entry.is_dir(follow_symlinks=False)))
+    except OSError as exc:
+        raise PlaybenchError(f"cannot read {where}: {exc.strerror or exc}") from None
+    return sorted(found)
+
+
+def episode_files(folder: Path) -> dict[str, list[str]]:
+    """Every episode file of a submission (its path inside ``folder``), by environment folder.
+
+    BALROG's walk (``collect_and_summarize_results``): every ``*.json`` below an environment folder except the
+    summaries, each folder's files before its sub-folders, sorted so that it is repeatable. A link anywhere
+    in the folder is refused (PlaybenchError).
+    """
     folder = Path(folder)
     if not folder.is_dir():
         raise PlaybenchError(f"{folder} is not a folder")
+    found: dict[str, list[str]] = {}
+    for env, is_folder in _entries(folder, ""):
+        if is_folder:
+            files = list(_walk(folder, env))
+            if files:  # a folder without episode files is no environment (BALROG's defaultdict never sees it)
+                found[env] = files
+    return found
+
+
+def _walk(folder: Path, top: str) -> Iterator[str]:
+    """The episode files below ``top`` in ``os.walk``'s order, without recursion (a folder may nest deep)."""
+    pending = [top]
+    while pending:
+        entries = _entries(folder, pending.pop())
+        for path, is_folder in entries:
+            name = path.rpartition("/")[2]
+            if not is_folder and name.endswith(".json") and not name.endswith("_summary.json") and name != SUMMARY:
+                yield path
+        pending.extend(path for path, is_folder in reversed(entries) if is_folder)
+
+
+def read_episodes(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every episode file of a submission, by environment folder (``episode_files``' order)."""
     found: dict[str, list[dict[str, Any]]] = {}
-    for env_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
+    for env, files in episode_files(folder).items():
         logs: list[dict[str, Any]] = []
-        for root, dirs, files in os.walk(env_dir):
-            dirs.sort()
-            for name in sorted(files):
-                if not name.endswith(".json") or name.endswith("_summary.json") or name == SUMMARY:
-                    continue
-                path = Path(root) / name
-                data = read_episode(path)
-                value = data.get("progression", 0.0)
-                if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                    raise PlaybenchError(f"{path}: progression {value!r} is not a number")
-                logs.append(data)
-        if logs:  # a folder without episode files is no environment (BALROG's defaultdict never sees it)
-            found[env_dir.name] = logs
+        for relative in files:
+            data = read_episode(folder, relative)
+            value = data.get("progression", 0.0)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise PlaybenchError(f"{Path(folder) / relative}: progression {value!r} is not a number")
+            logs.append(data)
+        found[env] = logs
     return found
 
 
@@ -279,9 +338,9 @@ NOTHING_TO_RECOMPUTE = "no episode files to recompute: showing the published sum
 def _read_summary(folder: Path) -> dict[str, Any] | None:
     """The folder's ``summary.json`` as a JSON object, or None when it has none."""
     path = folder / SUMMARY
-    if not path.is_file():
+    if not path.is_symlink() and not path.is_file():
         return None
-    return _json_object(path, "is not readable JSON", "summary")
+    return _json_object(folder, SUMMARY, "is not readable JSON", "summary")  # a link is refused there
 
 
 def _number(path: Path, where: str, value: Any, *, whole: bool = False) -> float | int:
