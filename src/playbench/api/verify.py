@@ -74,8 +74,8 @@ class Finding:
 
     @property
     def name(self) -> str:
-        """``task #index``."""
-        return f"{self.task} #{self.index}"
+        """``task #index`` (the task alone for a file that says no index: a BALROG file not named ``_run_NN``)."""
+        return f"{self.task} #{self.index}" if self.index >= 0 else self.task
 
 
 @dataclass
