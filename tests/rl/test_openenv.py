@@ -4,6 +4,9 @@ names the same episode every time.
 """
 
 import asyncio
+import contextlib
+import json
+import logging
 import os
 import re
 import signal
@@ -12,6 +15,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,19 +28,21 @@ from playbench.rl import ChatEnv
 
 pytest.importorskip("openenv.core")
 import uvicorn  # noqa: E402
+import websockets  # noqa: E402
+from starlette.websockets import WebSocket  # noqa: E402
 
-from playbench.rl.openenv import PlaybenchAction, PlaybenchEnvClient, make_app  # noqa: E402
+from playbench.rl.openenv import SPEC_CACHE, PlaybenchAction, PlaybenchEnvClient, make_app  # noqa: E402
 
 SEED = 5
 HANOI = ["Move the top disk of rod A to the top of rod C", "no idea", "Move the top disk of rod A to the top of rod B"]
 
 
-@pytest.fixture(scope="module")
-def url() -> Iterator[str]:
-    app = make_app(["smartplay/hanoi-3", "mango/df"], seed=SEED)
+@contextlib.contextmanager
+def _serving(app: Any, log_level: str = "critical") -> Iterator[str]:
+    """``app`` served by uvicorn in a thread on a free loopback port; yields its URL."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="critical"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level=log_level))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -45,6 +52,17 @@ def url() -> Iterator[str]:
     yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     server.should_exit = True
     thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def app() -> Any:
+    return make_app(["smartplay/hanoi-3", "mango/df"], seed=SEED)
+
+
+@pytest.fixture(scope="module")
+def url(app: Any) -> Iterator[str]:
+    with _serving(app) as served:
+        yield served
 
 
 async def _play(url: str, answers: list[str], **reset: Any) -> list[Any]:
@@ -119,3 +137,138 @@ def test_serve_env_command_serves_openenv_and_refuses_bad_input() -> None:
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(30)
+
+
+# -- bounds, refusals and a quiet server --------------------------------------------------------------------
+
+
+def test_seeds_a_client_names_are_not_kept_for_ever(app: Any, url: str) -> None:
+    async def resets() -> list[Any]:
+        async with PlaybenchEnvClient(base_url=url) as client:
+            firsts = [await client.reset(task="mango/df", index=0, seed=1000 + n) for n in range(SPEC_CACHE + 20)]
+            firsts.append(await client.reset(task="mango/df", index=0, seed=1000))  # long since dropped: made again
+        return firsts
+
+    firsts = asyncio.run(resets())
+    specs = app.state.playbench_specs
+    assert len(specs) <= SPEC_CACHE + 2  # the served tasks under the server's seed, and the recent others
+    assert firsts[-1].observation.messages == firsts[0].observation.messages == _first("mango/df", 0, 1000)
+    assert firsts[1].observation.messages != firsts[0].observation.messages
+
+
+def _post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
+
+
+def test_stateless_http_step_and_bad_resets_are_refused_with_their_message(url: str) -> None:
+    status, body = _post(f"{url}/step", {"action": {"text": "Move the top disk of rod A to the top of rod C"}})
+    assert status == 409 and "step before reset" in body["detail"] and "/ws" in body["detail"], body
+    status, body = _post(f"{url}/reset", {"task": "grasp/energy"})
+    assert status == 400 and "not served here" in body["detail"], body
+    status, body = _post(f"{url}/reset", {"task": "mango/df", "seed": "abc"})
+    assert status == 422 and body["detail"][0]["loc"] == ["body", "seed"], body
+    status, body = _post(f"{url}/reset", {"task": "mango/df", "index": 1})
+    assert status == 200 and body["observation"]["messages"] == _first("mango/df", 1, SEED)
+
+
+def test_sessions_are_bounded_and_freed_when_their_client_goes() -> None:
+    async def hold(url: str) -> Any:
+        first, second = PlaybenchEnvClient(base_url=url), PlaybenchEnvClient(base_url=url)
+        await first.connect()
+        await second.connect()
+        await first.reset(task="mango/df")
+        await second.reset(task="mango/df")
+        async with websockets.connect(url.replace("http", "ws", 1) + "/ws") as third:
+            refusal = json.loads(await third.recv())
+        assert refusal["type"] == "error" and refusal["data"]["max_sessions"] == 2, refusal
+        await first.close()
+        for _ in range(100):  # the server frees the session once it sees the client go
+            again = PlaybenchEnvClient(base_url=url)
+            try:
+                await again.connect()
+                result = await again.reset(task="mango/df", index=3)
+                break
+            except Exception:
+                await again.close()
+                await asyncio.sleep(0.05)
+        await again.close()
+        await second.close()
+        return result
+
+    with _serving(make_app("mango/df", seed=SEED, max_sessions=2)) as url:
+        result = asyncio.run(hold(url))
+    assert result.observation.messages == _first("mango/df", 3, SEED)
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_real_errors_are_still_reported_and_client_departures_are_not() -> None:
+    app = make_app("mango/df", seed=SEED)
+
+    @app.websocket("/broken")
+    async def broken(websocket: WebSocket) -> None:
+        await websocket.accept()
+        raise RuntimeError("a real fault")
+
+    seen = _Records()
+    with _serving(app, log_level="error") as url:
+        logging.getLogger("uvicorn.error").addHandler(seen)
+        try:
+            asyncio.run(_play(url, ["[]"], index=0))  # a whole session, closed as OpenEnv's client closes it
+            asyncio.run(_drop_connection(url))
+            time.sleep(0.3)
+            assert seen.records == [], [r.getMessage() for r in seen.records]
+            asyncio.run(_drop_connection(url, "/broken"))
+            deadline = time.monotonic() + 10
+            while not seen.records and time.monotonic() < deadline:
+                time.sleep(0.02)
+        finally:
+            logging.getLogger("uvicorn.error").removeHandler(seen)
+    (record,) = seen.records
+    assert record.exc_info is not None and str(record.exc_info[1]) == "a real fault"
+
+
+async def _drop_connection(url: str, path: str = "/ws") -> None:
+    """A client that resets, then goes without saying goodbye (no close message)."""
+    async with websockets.connect(url.replace("http", "ws", 1) + path) as ws:
+        if path == "/ws":
+            await ws.send(json.dumps({"type": "reset", "data": {"task": "mango/df"}}))
+            await ws.recv()
+        else:
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await ws.recv()
+
+
+def test_serve_env_stderr_stays_quiet_when_clients_come_and_go() -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "playbench.cli.main", "serve-env", "mango/df", "--port", "0",
+                             "--seed", str(SEED)], stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)", line)
+        assert found, line
+        url = f"http://127.0.0.1:{found.group(1)}"
+        for index in range(3):  # whole sessions, ended as OpenEnv's client ends them
+            reset, step, state = asyncio.run(_play(url, ["[]"], index=index))
+            assert state.status == "ok"
+        asyncio.run(_drop_connection(url))  # a client that goes without a word
+        status, _ = _post(f"{url}/step", {"action": {"text": "[]"}})
+        assert status == 409
+        time.sleep(0.5)
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        _, rest = proc.communicate(timeout=30)
+    assert rest == "", rest  # nothing after the line saying where it serves: no traceback

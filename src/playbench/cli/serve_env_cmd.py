@@ -20,7 +20,7 @@ from playbench.core.errors import PlaybenchError
               help="score: the suite's official score on the last step; game: the game's step rewards.")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=8000, show_default=True, help="0 picks a free port.")
-@click.option("--max-sessions", type=int, default=64, show_default=True, help="Concurrent client sessions.")
+@click.option("--max-sessions", type=int, default=64, show_default=True, help="Concurrent client sessions (one episode each); more are refused until one ends.")
 def command(tasks: tuple[str, ...], agent: str, seed: int, task_args: tuple[str, ...], agent_args: tuple[str, ...],
             model: str, rewards: str, host: str, port: int, max_sessions: int) -> None:
     """Serve TASKS over OpenEnv's HTTP reset/step/state interface, for RL trainers.

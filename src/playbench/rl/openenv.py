@@ -12,21 +12,29 @@ starts episode ``index`` of a run with base seed ``seed`` (the server's by defau
 import asyncio
 import json
 import threading
+from collections import OrderedDict
 from typing import Any, Literal
 
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 from openenv.core.env_server import Action, Environment, Observation, State, create_app
 from pydantic import Field
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from playbench.api.config import KeyValues, build_config, key_value_items
 from playbench.core.errors import PlaybenchError
 from playbench.rl.chat_env import DEFAULT_MODEL, ChatEnv, EnvSpec, env_spec
 
-__all__ = ["PlaybenchAction", "PlaybenchEnvClient", "PlaybenchEnvironment", "PlaybenchObservation",
+__all__ = ["SPEC_CACHE", "PlaybenchAction", "PlaybenchEnvClient", "PlaybenchEnvironment", "PlaybenchObservation",
            "PlaybenchState", "make_app"]
 
 Rewards = Literal["score", "game"]
+
+#: specs kept for base seeds other than the server's, the least recently used dropped first: a client that
+#: names a new seed at every reset costs a remake (about 0.05 ms), never memory
+SPEC_CACHE = 64
 
 
 class PlaybenchAction(Action):
@@ -64,7 +72,11 @@ def _plain(value: Any) -> Any:
 
 
 class _Specs:
-    """Validated EnvSpecs per (task, base seed), made once and shared by the sessions (read-only)."""
+    """Validated EnvSpecs per (task, base seed), shared by the sessions (read-only).
+
+    Those of the server's seed are made with the app and kept; those of the seeds clients name are kept
+    ``SPEC_CACHE`` at most (a client chooses its seeds: what it names must not grow the server).
+    """
 
     def __init__(self, tasks: list[str], seed: int, agent: str, task_params: KeyValues, agent_params: KeyValues,
                  model: str) -> None:
@@ -73,18 +85,36 @@ class _Specs:
         self.tasks = [t.id for t in run.tasks]
         self.seed = seed
         self._args = (agent, task_params, agent_params, model)
-        self._made: dict[tuple[str, int], EnvSpec] = {}
+        self._base = {task: self._make(task, seed) for task in self.tasks}  # validation errors surface now
+        self._recent: OrderedDict[tuple[str, int], EnvSpec] = OrderedDict()
         self._lock = threading.Lock()
-        for task in self.tasks:
-            self.get(task, seed)  # validation errors surface when the app is made
+
+    def __len__(self) -> int:
+        return len(self._base) + len(self._recent)
+
+    def _make(self, task: str, seed: int) -> EnvSpec:
+        agent, tparams, aparams, model = self._args
+        return env_spec(task, seed, agent, tparams, aparams, model)
 
     def get(self, task: str, seed: int) -> EnvSpec:
-        """The spec of ``task`` under base seed ``seed``."""
+        """The spec of ``task`` under base seed ``seed`` (a whole number: PlaybenchError otherwise)."""
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise PlaybenchError(f"reset: seed {seed!r} must be a whole number")
+        if seed == self.seed:
+            return self._base[task]
+        key = (task, seed)
         with self._lock:
-            if (task, seed) not in self._made:
-                agent, tparams, aparams, model = self._args
-                self._made[task, seed] = env_spec(task, seed, agent, tparams, aparams, model)
-            return self._made[task, seed]
+            spec = self._recent.get(key)
+            if spec is None:
+                spec = self._recent[key] = self._make(task, seed)
+                if len(self._recent) > SPEC_CACHE:
+                    self._recent.popitem(last=False)
+            self._recent.move_to_end(key)
+            return spec
+
+
+class _StepBeforeReset(PlaybenchError):
+    """A step with no episode to play (HTTP 409 on the stateless ``/step``)."""
 
 
 class PlaybenchEnvironment(Environment[PlaybenchAction, PlaybenchObservation, PlaybenchState]):
@@ -127,7 +157,9 @@ class PlaybenchEnvironment(Environment[PlaybenchAction, PlaybenchObservation, Pl
         """Answer the pending request with ``action.text``."""
         env = self._env
         if env is None:
-            raise PlaybenchError("step before reset")
+            raise _StepBeforeReset("step before reset: an episode is played over one WebSocket session (/ws, "
+                                   "as OpenEnv's EnvClient does); the HTTP /reset and /step each make a new "
+                                   "environment")
         result = await env.astep(action.text)
         self._state.step_count += 1
         reward = result.reward
@@ -193,8 +225,29 @@ def make_app(tasks: str | list[str], seed: int = 0, agent: str = "naive", task_p
         raise PlaybenchError(f"rewards {rewards!r}: score or game")
     specs = _Specs([tasks] if isinstance(tasks, str) else list(tasks), seed, agent, task_params, agent_params,
                    model)
-    return create_app(lambda: PlaybenchEnvironment(specs, rewards), PlaybenchAction, PlaybenchObservation,
-                      env_name="playbench", max_concurrent_envs=max_sessions)
+    app = create_app(lambda: PlaybenchEnvironment(specs, rewards), PlaybenchAction, PlaybenchObservation,
+                     env_name="playbench", max_concurrent_envs=max_sessions)
+    app.state.playbench_specs = specs
+    app.add_exception_handler(PlaybenchError, _refused)
+    app.add_exception_handler(WebSocketDisconnect, _client_left)
+    return app
+
+
+async def _refused(request: Request, exc: Exception) -> JSONResponse:
+    """A request playbench refuses (the stateless ``/step``, a bad ``/reset``): 4xx with its one line."""
+    if request.scope["type"] != "http":
+        raise exc
+    status = 409 if isinstance(exc, _StepBeforeReset) else 400
+    return JSONResponse({"detail": str(exc)}, status_code=status)
+
+
+async def _client_left(websocket: WebSocket, exc: Exception) -> None:
+    """A WebSocket client that went: nothing to report.
+
+    OpenEnv 0.3.0's handler closes the socket after the client has gone and catches RuntimeError where
+    starlette raises WebSocketDisconnect; the session is already destroyed by then (its ``finally``).
+    Only that exception type is handled here: any other error of a handler is reported as before.
+    """
 
 
 class PlaybenchEnvClient(EnvClient[PlaybenchAction, PlaybenchObservation, PlaybenchState]):
