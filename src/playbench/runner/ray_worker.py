@@ -12,13 +12,14 @@ from typing import Any
 import numpy as np
 
 from playbench.agents.base import Agent
-from playbench.core.errors import PlaybenchError, StopRun
+from playbench.core.errors import StopRun
 from playbench.core.registry import get_task
 from playbench.core.task import Task
 from playbench.core.turns import take_turn
 from playbench.log.paths import frame_path
+from playbench.runner.outcome import build_agent, setup_fault
 from playbench.runner.plan import EpisodeJob
-from playbench.runner.runner import _Broken, play_episode
+from playbench.runner.runner import play_episode
 
 #: builds (agent factory, model or None) for worker ``worker`` of ``workers`` (``api.workers.WorkerKit``)
 Kit = Callable[[int, int], tuple[Callable[[], Agent], Any]]
@@ -40,7 +41,7 @@ class EpisodeWorker:
                 task = get_task(task_id)
                 self._tasks[task_id] = (task, task.params(params))
         except Exception as exc:  # a missing API key or engine on this node: the driver stops the run with it
-            self._broken = f"{type(exc).__name__}: {exc}" if not isinstance(exc, PlaybenchError) else str(exc)
+            self._broken = setup_fault(exc)
 
     async def ready(self) -> int | str:
         """The worker's pid once it is built, or why it could not be built (the driver waits for this)."""
@@ -57,10 +58,7 @@ class EpisodeWorker:
             return frame_path(task_id, index, step)
 
         await take_turn()
-        try:
-            agent = self._make_agent()
-        except Exception as exc:  # an agent that cannot be built is the agent's fault
-            agent = _Broken(exc)
+        agent = build_agent(self._make_agent)
         try:
             record, steps = await play_episode(job, agent, self._agent_name, self._model_name, None, save_frame)
         except StopRun as exc:

@@ -1,0 +1,221 @@
+"""How an episode ends: whose fault stopped it (the one classifier) and the records built from what it played.
+
+The local runner and the Ray worker both classify through this module, so an episode's fault names the same
+party (agent, server, environment, game) whichever executor played it.
+"""
+
+import math
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any, Literal
+
+from playbench.agents.base import Agent, Decision, EpisodeContext, Turn
+from playbench.core.errors import InfraError, PlaybenchError, StopRun, environment_fault
+from playbench.core.records import EpisodeRecord, Status, StepRecord, finite
+from playbench.log.durable import StoreWriteError
+from playbench.runner.plan import EpisodeJob
+
+#: whose code raised: the agent's (``start``, ``act``) or the episode's own (the game, the runner's hooks)
+Party = Literal["agent", "game"]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Why an episode ended early: its record's status and error."""
+
+    status: Status
+    error: str
+
+
+def classify(exc: Exception, party: Party) -> Fault:
+    """The fault of an episode that ``exc``, raised by ``party``'s code, ended.
+
+    ``StopRun`` is the whole run's (as is ``StoreWriteError`` outside the agent): it is raised again.
+    ``InfraError`` is the server's or the machine's (``infra-error``) whoever raised it. Anything else the
+    agent raised is its own bug (``agent-error``). Outside the agent, an ``OSError`` behind ``exc`` is the
+    environment's (``infra-error``, see ``environment_fault``) and the rest the game's (``game-error``, with
+    the top of the traceback).
+    """
+    if isinstance(exc, StopRun) or (party == "game" and isinstance(exc, StoreWriteError)):
+        raise exc
+    if isinstance(exc, InfraError):
+        return Fault("infra-error", str(exc))
+    if party == "agent":
+        return Fault("agent-error", f"{type(exc).__name__}: {exc}")
+    blamed = environment_fault(exc)
+    if blamed is not None:
+        return Fault("infra-error", blamed)
+    return Fault("game-error", f"{type(exc).__name__}: {exc}\n{_game_traceback(exc)}")
+
+
+def _game_traceback(exc: Exception) -> str:
+    """Three frames from the runner's last one: the call into the game and the game's two below it.
+
+    The runner's own frames above that call (how deep its helpers nest) would otherwise take their place.
+    """
+    tb: TracebackType | None = exc.__traceback__
+    while tb is not None and tb.tb_next is not None and _runner_frame(tb.tb_next):
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(exc), exc, tb, limit=3))
+
+
+def _runner_frame(tb: TracebackType) -> bool:
+    return str(tb.tb_frame.f_globals.get("__name__", "")).startswith(f"{__package__}.")
+
+
+def setup_fault(exc: Exception) -> str:
+    """One line for a worker that cannot build its agent kit (a missing API key or engine): the run stops on it."""
+    return str(exc) if isinstance(exc, PlaybenchError) else f"{type(exc).__name__}: {exc}"
+
+
+def build_agent(make_agent: Callable[[], Agent]) -> Agent:
+    """``make_agent()``, or a stand-in whose episode ends as that agent's error when it cannot be built."""
+    try:
+        return make_agent()
+    except Exception as exc:  # noqa: BLE001  (an agent that cannot be built is the agent's fault)
+        return Broken(exc)
+
+
+class Broken:
+    """Stands in for an agent whose construction failed: the episode ends as that agent's error."""
+
+    def __init__(self, exc: Exception) -> None:
+        self.exc = exc
+
+    async def start(self, ctx: EpisodeContext) -> None:
+        """Raise the construction error inside the episode (recorded as agent-error)."""
+        raise self.exc
+
+    async def act(self, turn: Turn) -> Any:
+        """Never reached: ``start`` already failed."""
+        raise self.exc
+
+
+@dataclass
+class Tally:
+    """An episode so far: what its record sums up, and the fault that ended it (None while none did)."""
+
+    steps: int = 0
+    invalid: int = 0
+    reward: float = 0.0
+    usage: dict[str, int] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)  # the game's latest
+    done: bool = False
+    fault: Fault | None = None
+    started: float = field(default_factory=time.perf_counter)
+    started_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+    def count(self, decision: Decision, valid: bool, reward: float) -> None:
+        """Add one played step's reward, validity and model usage."""
+        self.reward += reward
+        self.invalid += not valid
+        for key, value in (decision.usage or {}).items():
+            self.usage[key] = self.usage.get(key, 0) + int(value)
+
+
+def number(value: Any) -> float | None:
+    """``value`` as a float; None when it is none or no number (an integer too large is an infinity)."""
+    try:
+        return None if value is None else float(value)
+    except OverflowError:  # an integer too large for a float: no finite number either
+        return math.inf
+    except (TypeError, ValueError):
+        return None
+
+
+def not_finite(values: dict[str, Any]) -> str | None:
+    """What is wrong with the first of the game's ``values`` that holds NaN or an infinity, else None.
+
+    Records refuse such numbers, so that episode is the game's error, said in one line naming the field.
+    """
+    for name, value in values.items():
+        if isinstance(value, dict):
+            inner = not_finite({f"{name}.{key}": v for key, v in value.items()})
+            if inner is not None:
+                return inner
+        elif isinstance(value, float) and not math.isfinite(value):
+            return f"the game's {name} is {value!r}, not a finite number"
+        elif not finite(value):
+            return f"the game's {name} holds a number that is not finite (NaN or infinity)"
+    return None
+
+
+def step_record(tally: Tally, observation: str, decision: Decision, action: str | None, executed: str,
+                reward: float, score: float | None, frame: str | None, latency: float) -> StepRecord:
+    """The record of step ``tally.steps``: the agent saw ``observation`` and answered ``decision``.
+
+    ``action`` is the legal action the answer named (None: it named none, and the game's default was executed).
+    """
+    return StepRecord(
+        step=tally.steps,
+        observation=observation,
+        raw_output=decision.raw,
+        action=action,
+        executed=executed,
+        valid=action is not None,
+        reward=reward,
+        score=score or 0.0,
+        done=tally.done,
+        messages=decision.messages,
+        frame=frame,
+        usage=decision.usage,
+        extra=decision.extra,
+        timing={"latency_s": round(latency, 6)},
+    )
+
+
+def game_end(game: Any) -> tuple[dict[str, Any] | None, float | None]:
+    """The game's instance and progress (None where it cannot say), then the game closed; None: never built."""
+    if game is None:
+        return None, None
+    instance = _safe(game.instance)
+    progress = number(_safe(lambda: game.progress))
+    _safe(game.close)
+    return instance, progress
+
+
+def _safe(fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except Exception:
+        return None
+
+
+def episode_record(job: EpisodeJob, agent_name: str, model: str | None, tally: Tally,
+                   instance: dict[str, Any] | None, progress: float | None) -> EpisodeRecord:
+    """The record of an episode played to ``tally``: scored only when no fault ended it.
+
+    Records hold finite numbers only: a non-finite figure in the game's final report is the game's error.
+    """
+    fault, reward = tally.fault, tally.reward
+    info = tally.info
+    outcome: dict[str, Any] = {"score": number(info.get("score")), "completion": number(info.get("completed", 0)),
+                               "progress": progress, "metrics": dict(info.get("metrics", {}))} if fault is None else {}
+    bad = not_finite({"reward": reward, **outcome, "instance": instance or {}})
+    if bad is not None:
+        fault, outcome = Fault("game-error", bad), {}
+        reward = reward if math.isfinite(reward) else 0.0
+        instance = instance if finite(instance or {}) else {}
+    return EpisodeRecord(
+        task=job.task.id,
+        index=job.index,
+        seed=job.seed,
+        status="ok" if fault is None else fault.status,
+        agent=agent_name,
+        model=model,
+        score=outcome.get("score"),
+        completion=outcome.get("completion"),
+        progress=outcome.get("progress"),
+        reward=reward,
+        steps=tally.steps,
+        invalid_actions=tally.invalid,
+        metrics=outcome.get("metrics", {}),
+        instance=instance or {},
+        usage=tally.usage,
+        error=None if fault is None else fault.error,
+        timing={"started_at": tally.started_at, "duration_s": round(time.perf_counter() - tally.started, 6)},
+    )
