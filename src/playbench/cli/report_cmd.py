@@ -78,6 +78,14 @@ def _cache_read_cell(usage: dict[str, Any]) -> str:
     return fmt_count(usage["cache_read_tokens"]) + (f" ({rate:.0%})" if rate is not None else "")
 
 
+def _cost_cell(usage: dict[str, Any]) -> str:
+    """The cost; ``≥ $x`` when some answers carried no token counts (``n/a`` when none of the cost was counted)."""
+    least = usage.get("cost_usd_at_least")
+    if "usage_note" not in usage or least is None:  # all reported, or no price known
+        return fmt_cost(usage.get("cost_usd"))
+    return f"≥ {fmt_cost(least)}" if least else "n/a"
+
+
 def cost_table(report: dict[str, Any]) -> Table | None:
     """Tokens (input, output, served from cache) and cost per task and for the run; None without model calls."""
     tasks = {t: e for t, e in report["tasks"].items() if e.get("usage", {}).get("calls")}
@@ -98,8 +106,7 @@ def cost_table(report: dict[str, Any]) -> Table | None:
         cached = u.get("cached_input_tokens", 0) + u.get("cached_output_tokens", 0)
         read = [_cache_read_cell(u)] if prompt_cache else []
         table.add_row(name, fmt_count(u.get("calls", 0)), fmt_count(u.get("input_tokens", 0)),
-                      fmt_count(u.get("output_tokens", 0)), fmt_count(cached), *read, fmt_cost(u.get("cost_usd")),
-                      **style)
+                      fmt_count(u.get("output_tokens", 0)), fmt_count(cached), *read, _cost_cell(u), **style)
 
     for tid, shown in id_rows:
         if tid is None:
@@ -116,6 +123,9 @@ def print_report(report: dict[str, Any]) -> None:
     costs = cost_table(report)
     if costs is not None:
         console.print(costs)
+    note = report["run"].get("usage", {}).get("usage_note")
+    if note:
+        console.print(Text(note, style="bold yellow"))
     run = report["run"]
     coverage = run.get("episodes")
     if coverage and (not coverage["complete"] or coverage["unscheduled"]):

@@ -52,18 +52,35 @@ USAGE_KEYS = ("calls", "input_tokens", "output_tokens", "cached_input_tokens", "
               "cache_read_tokens", "cache_write_tokens")
 
 
+#: figures ``usage_total`` derives from the counts (never summed again)
+DERIVED_USAGE = ("cost_usd", "cache_hit_rate", "cost_usd_at_least", "usage_note")
+
+
+def unreported_note(answers: int) -> str:
+    """What a total is worth when ``answers`` answers came without token counts (one line)."""
+    return (f"usage not reported for {answers} answer{'s' if answers != 1 else ''} (the server sent no token "
+            "counts): token counts and cost are lower bounds")
+
+
 def usage_total(usages: list[dict[str, int]]) -> dict[str, Any]:
     """Summed usage of several episodes or tasks, with ``cost_usd`` (None when no price was known).
 
     ``cache_hit_rate``: the share of input tokens the provider's prompt cache served (only when it said).
+    When some answers carried no token counts (``tokens_unreported``), the cost is not known: ``cost_usd``
+    is None, ``cost_usd_at_least`` the cost of the others (None without a price) and ``usage_note`` says so.
     """
     total: dict[str, int] = defaultdict(int)
     for usage in usages:
         for k, v in usage.items():
-            if k not in ("cost_usd", "cache_hit_rate"):  # derived figures, not counts
+            if k not in DERIVED_USAGE:
                 total[k] += int(v)
     out: dict[str, Any] = dict(total)
-    out["cost_usd"] = total["cost_micro_usd"] / 1e6 if "cost_micro_usd" in total else None
+    cost = total["cost_micro_usd"] / 1e6 if "cost_micro_usd" in total else None
+    unreported = total.get("tokens_unreported", 0)
+    out["cost_usd"] = None if unreported else cost
+    if unreported:
+        out["cost_usd_at_least"] = cost
+        out["usage_note"] = unreported_note(unreported)
     if "cache_read_tokens" in total:  # the provider reported its prompt cache: the share of input it served
         out["cache_hit_rate"] = total["cache_read_tokens"] / total["input_tokens"] if total["input_tokens"] else None
     return out

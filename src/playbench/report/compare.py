@@ -53,9 +53,14 @@ def _usage(latest: dict[tuple[str, int], EpisodeRecord]) -> dict[str, dict[str, 
 
 
 def _costs(ua: dict[str, Any], ub: dict[str, Any]) -> dict[str, Any]:
-    """Each run's input tokens, prompt-cache reads (None: not reported), cache-hit rate and cost."""
+    """Each run's input tokens, prompt-cache reads (None: not reported), cache-hit rate and cost.
+
+    With answers that carried no token counts (``tokens_unreported``), the cost is None and
+    ``cost_usd_at_least`` its lower bound (see ``usage_total``).
+    """
     return {key: {"a": ua.get(key), "b": ub.get(key)}
-            for key in ("input_tokens", "cache_read_tokens", "cache_hit_rate", "cost_usd")}
+            for key in ("input_tokens", "cache_read_tokens", "cache_hit_rate", "cost_usd", "cost_usd_at_least",
+                        "tokens_unreported")}
 
 
 def _side(store: RunLog, latest: dict[tuple[str, int], EpisodeRecord]) -> dict[str, Any]:

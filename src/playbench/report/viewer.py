@@ -29,7 +29,7 @@ from playbench.core.errors import PlaybenchError
 from playbench.core.records import STATUSES, EpisodeRecord
 from playbench.log import RunLog
 from playbench.log.durable import describe
-from playbench.report.build import build_report, episodes_text, errors_text, summary_hooks
+from playbench.report.build import build_report, episodes_text, errors_text, summary_hooks, unreported_note
 from playbench.report.inert import inert_text
 from playbench.report.viewer_data import (
     dumps,
@@ -117,11 +117,23 @@ def cost_text(usage: dict[str, int]) -> str:
     if "cache_read_tokens" in usage:  # the provider's prompt cache (part of the input)
         parts.append(f"{usage['cache_read_tokens']:,} read from the prompt cache{_hit_rate(usage)}")
     parts.append(f"{usage.get('calls', 0):,} calls")
-    if "cost_micro_usd" in usage:
-        parts.append(f"${usage['cost_micro_usd'] / 1e6:,.4f}")
-    else:
-        parts.append("cost unknown (no price for this model)")
+    parts.append(cost_figure(usage) if "cost_micro_usd" in usage else "cost unknown (no price for this model)")
+    if usage.get("tokens_unreported"):
+        parts.append(unreported_note(usage["tokens_unreported"]))
     return " · ".join(parts)
+
+
+def cost_figure(usage: dict[str, int]) -> str:
+    """``$0.0123``; ``≥ $0.0123`` when some answers carried no token counts (``n/a`` if none was counted).
+
+    ``-`` without a price.
+    """
+    if "cost_micro_usd" not in usage:
+        return "-"
+    micro = usage["cost_micro_usd"]
+    if usage.get("tokens_unreported"):
+        return f"≥ ${micro / 1e6:,.4f}" if micro else "n/a"
+    return f"${micro / 1e6:,.4f}"
 
 
 def _hit_rate(usage: dict[str, int]) -> str:
@@ -220,7 +232,7 @@ def _run_section(k: int, report: dict[str, Any], facts: dict[str, Any], usage: d
     for tid, t in report["tasks"].items():
         u = usage.get(tid, {})
         tokens = u.get("input_tokens", 0) + u.get("output_tokens", 0)
-        cost = f"${u['cost_micro_usd'] / 1e6:,.4f}" if "cost_micro_usd" in u else "-"
+        cost = cost_figure(u)
         rows.append(
             f"<tr><td class='l'>{e(tid)}</td><td data-v='{t['episodes']}'>{episodes_text(t)}</td>"
             f"<td>{t['status'].get('ok', 0)}</td>"
@@ -244,7 +256,7 @@ def _run_line(k: int, report: dict[str, Any], facts: dict[str, Any]) -> str:
     """One row of the table of runs at the top of the overview."""
     run, usage, e = report["run"], facts["usage"], _label
     tokens = usage.get("input_tokens", 0) + usage.get("output_tokens", 0)
-    cost = f"${usage['cost_micro_usd'] / 1e6:,.4f}" if "cost_micro_usd" in usage else "-"
+    cost = cost_figure(usage)
     cov = run["episodes"]
     return (f"<tr><td>{k}</td><td class='l'><a href='#run-{k}'>{e(run['run_id'])}</a></td>"
             f"<td class='l'>{e(run['model'] or '-')}</td><td class='l'>{e(run['agent'])}</td><td>{run['seed']}</td>"
@@ -269,7 +281,8 @@ def _write_run(k: int, store: RunLog, records: list[EpisodeRecord], out: Path) -
             problems.extend(f"{name} #{rec.index}: {p}" for p in errors)
             tokens = rec.usage.get("input_tokens", 0) + rec.usage.get("output_tokens", 0)
             rows.append([tasks.setdefault(rec.task, len(tasks)), rec.index, rec.seed, rec.status, rec.score,
-                         rec.completion, rec.steps, rec.invalid_actions, tokens, rec.usage.get("cost_micro_usd")])
+                         rec.completion, rec.steps, rec.invalid_actions, tokens,
+                         None if rec.usage.get("tokens_unreported") else rec.usage.get("cost_micro_usd")])
             yield dumps(pack_episode(rec, steps, frames, errors))
 
     start = 0

@@ -57,7 +57,10 @@ function usageText(u) {
   if (u.cache_read_tokens !== undefined) parts.push(n(u.cache_read_tokens) + " read from the prompt cache" +
     (u.input_tokens ? " (" + Math.round(100 * u.cache_read_tokens / u.input_tokens) + "% of input)" : ""));
   if (u.calls !== undefined) parts.push(n(u.calls) + " calls");
-  if (u.cost_micro_usd !== undefined) parts.push(money(u.cost_micro_usd));
+  // answers without token counts: their tokens count as 0, so the cost is only a lower bound
+  const unreported = u.tokens_unreported || 0;
+  if (u.cost_micro_usd !== undefined) parts.push(unreported ? (u.cost_micro_usd ? "≥ " + money(u.cost_micro_usd) : "n/a") : money(u.cost_micro_usd));
+  if (unreported) parts.push("usage not reported for " + n(unreported) + (unreported === 1 ? " answer" : " answers"));
   return parts.join(" · ");
 }
 // Nested values in words: "go forward: 2, pick up: 1", not JSON.
