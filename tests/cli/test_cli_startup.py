@@ -40,3 +40,10 @@ def test_list_imports_no_engine_numpy_or_gymnasium() -> None:
                                           "'textworld', 'minigrid')) or m.endswith('.game')")
     assert "smartplay/hanoi-3" in out and "balrog/nle/nethackchallenge" in out
     assert imported == "[]"
+
+
+def test_list_and_help_import_no_pydantic() -> None:
+    """Listing reads the parameter declarations as plain rows: pydantic loads only to validate values."""
+    for args in (["list"], ["--help"], ["list", "--json"]):
+        _, imported = _imports_of(args, "m == 'pydantic' or m.startswith(('pydantic.', 'pydantic_core'))")
+        assert imported == "[]", args

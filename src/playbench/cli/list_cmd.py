@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from playbench.core.params import valid_keys
+from playbench.core.params import REQUIRED, declared_defaults, parameters
 from playbench.core.registry import list_groups, list_tasks
 from playbench.core.task import Task
 from playbench.report.inert import inert_text
@@ -22,16 +22,14 @@ def default_text(value: Any) -> str:
         return "true" if value else "false"
     if value is None:
         return "none"
+    if value is REQUIRED:
+        return "required"
     return str(value)
 
 
 def param_defaults(task: Task) -> list[str]:
-    """``key=default`` for each of the task's parameters."""
-    out = []
-    for name, info in task.params_model.model_fields.items():
-        default = info.get_default(call_default_factory=True)
-        out.append(f"{name}={default_text(default)}")
-    return out
+    """``key=default`` for each of the task's parameters (read from the declaration: no pydantic model is built)."""
+    return [f"{p.name}={default_text(p.default)}" for p in parameters(task.params_model)]
 
 
 def first_line(text: str) -> str:
@@ -42,9 +40,13 @@ def first_line(text: str) -> str:
 
 
 def default_episodes(task: Task) -> int | None:
-    """The task's default episode count, or None when it cannot be worked out without its data."""
+    """The task's default episode count, or None when it cannot be worked out without its data.
+
+    It is read from the declared defaults (``tests/cli/test_list_rows.py`` checks that validating them changes
+    nothing), so listing builds no pydantic model.
+    """
     try:
-        return task.episodes(task.params())
+        return task.episodes(declared_defaults(task.params_model))
     except Exception:
         return None
 
@@ -75,7 +77,7 @@ def command(filters: tuple[str, ...], suite: str | None, as_json: bool) -> None:
     if as_json:
         rows: list[dict[str, Any]] = [
             {"id": task.id, "suite": task.suite, "episodes": default_episodes(task),
-             "params": list(task.params_model.model_fields), "defaults": dict(p.split("=", 1) for p in param_defaults(task)),
+             "params": [p.name for p in parameters(task.params_model)], "defaults": dict(p.split("=", 1) for p in param_defaults(task)),
              "aliases": list(task.aliases), "agents": list(task.reference_agents), "description": task.description}
             for task in tasks]
         for gid, (desc, members) in groups.items():
@@ -115,11 +117,8 @@ def describe_lines(task: Task) -> list[str]:
     groups = [gid for gid, (_, members) in list_groups().items() if task.id in members]
     lines.append(f"in groups: {', '.join(groups) or 'none'}")
     lines += ["", "parameters (-T key=value):"]
-    for name, info in task.params_model.model_fields.items():
-        kind = valid_keys(type("_", (task.params_model,), {})).split(", ")
-        typ = next((k.split(" (", 1)[1].rstrip(")") for k in kind if k.startswith(name + " (")), "")
-        default = default_text(info.get_default(call_default_factory=True))
-        lines.append(f"  {name} ({typ}, default {default})")
-        if info.description:
-            lines += textwrap.wrap(info.description, width=74, initial_indent="      ", subsequent_indent="      ")
+    for p in parameters(task.params_model):
+        lines.append(f"  {p.name} ({p.type_name}, default {default_text(p.default)})")
+        if p.description:
+            lines += textwrap.wrap(p.description, width=74, initial_indent="      ", subsequent_indent="      ")
     return lines

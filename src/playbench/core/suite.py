@@ -10,18 +10,22 @@ points), so listing tasks loads no report code, and a suite declared outside pla
 records (BALROG's ``.npz``), which the few-shot agent calls without importing any suite.
 """
 
+from __future__ import annotations  # the record types are named in annotations only: listing loads no pydantic
+
 import functools
 import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.figures import Figure, RunSummary
-from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.core.task import Task
+
+if TYPE_CHECKING:
+    from playbench.core.records import EpisodeRecord, StepRecord
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,7 @@ class Group:
     members: tuple[tuple[str, Mapping[str, Any]], ...]
 
     @classmethod
-    def of(cls, group_id: str, description: str, members: Sequence[str | tuple[str, Mapping[str, Any]]]) -> "Group":
+    def of(cls, group_id: str, description: str, members: Sequence[str | tuple[str, Mapping[str, Any]]]) -> Group:
         """A group from ids or ``(id, preset)`` pairs."""
         return cls(group_id, description, tuple((m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in members))
 

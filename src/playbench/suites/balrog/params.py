@@ -3,9 +3,7 @@
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
-
-from playbench.core.params import Params
+from playbench.core.params import Field, Params, field_validator, model_validator
 
 
 class BalrogParams(Params):

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
-
-from playbench.core.params import ExistingPath, Params
+from playbench.core.params import ExistingPath, Field, Params, field_validator
 from playbench.suites.grasp.grid import DISTRIBUTIONS, OBSTACLES, STARTS
 
 _CHOICES = {

@@ -2,9 +2,7 @@
 
 from typing import Literal
 
-from pydantic import Field
-
-from playbench.core.params import ExistingPath, Params
+from playbench.core.params import ExistingPath, Field, Params
 from playbench.suites.mango.walkthrough import TOKEN_BUDGET
 
 DEFAULT_PROCEDURAL_EPISODES = 20

@@ -1,8 +1,6 @@
 """``-T`` parameters of the SmartPlay tasks (apart from the games: listing tasks loads no engine or numpy)."""
 
-from pydantic import Field
-
-from playbench.core.params import ExistingPath, Params
+from playbench.core.params import ExistingPath, Field, Params
 
 
 class SmartPlayParams(Params):
