@@ -1,6 +1,6 @@
 """Agents: turn the manual and the history into the next action."""
 
 from playbench.agents.base import Agent, Decision, EpisodeContext, Turn
-from playbench.agents.registry import AgentSpec, get_agent, list_agents, register_agent
+from playbench.agents.registry import AgentSpec, get_agent, list_agents
 
-__all__ = ["Agent", "AgentSpec", "Decision", "EpisodeContext", "Turn", "get_agent", "list_agents", "register_agent"]
+__all__ = ["Agent", "AgentSpec", "Decision", "EpisodeContext", "Turn", "get_agent", "list_agents"]

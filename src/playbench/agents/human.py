@@ -11,7 +11,6 @@ from typing import Any, TextIO
 
 from playbench.agents.base import Decision, EpisodeContext, Turn
 from playbench.agents.prompts.history import observation_text
-from playbench.agents.registry import AgentSpec, register_agent
 from playbench.core.errors import StopRun
 
 #: the inputs on which the person has quit: later episodes reading them stop the run instead of asking
@@ -134,5 +133,6 @@ class HumanAgent:
             self._say(f"not an action: {choice!r}; type a number from 1 to {len(turn.legal_actions)}")
 
 
-register_agent(AgentSpec(name="human", description="a person at the terminal (playbench play)",
-                         factory=lambda params, model: HumanAgent()))
+def human_agent(params: Any, model: Any) -> HumanAgent:
+    """The human agent's factory (its row in ``agents/registry.py``): a person needs no parameters or model."""
+    return HumanAgent()

@@ -3,7 +3,6 @@
 import numpy as np
 
 from playbench.agents.base import Decision, EpisodeContext, Turn
-from playbench.agents.registry import AgentSpec, register_agent
 from playbench.core.game import Game
 from playbench.core.seeding import derive_seed
 
@@ -29,16 +28,3 @@ class ReferenceAgent:
         assert self._game is not None, "start() must be called first"
         action = self._game.reference_action(self.policy, self._rng)
         return Decision(raw=action, action=action)
-
-
-_DESCRIPTIONS = {
-    "random": "uniform over the legal actions (or the suite's random baseline), seeded from the episode",
-    "oracle": "the game's optimal or scripted full-information policy",
-    "greedy": "the suite's greedy baseline (GRASP)",
-    "optimal": "a provably optimal plan (GRASP)",
-}
-
-for _name, _text in _DESCRIPTIONS.items():
-    register_agent(
-        AgentSpec(name=_name, description=_text, factory=lambda params, model, n=_name: ReferenceAgent(n), reference=True)
-    )

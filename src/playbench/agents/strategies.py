@@ -1,24 +1,17 @@
-"""The model agents (prompt strategies), registered by name; ``preflight`` refuses bad combinations early."""
+"""The ``-A`` parameters of the model agents (prompt strategies); ``preflight`` refuses bad combinations early.
+
+The agents themselves are rows of ``agents/registry.py``, which names these declarations.
+"""
 
 from collections.abc import Iterable
 from typing import Literal
 
 import numpy as np
-from pydantic import Field
 
-from playbench.agents.balrog_style import (
-    BalrogAgent,
-    CotAgent,
-    CustomAgent,
-    FewShotAgent,
-    RobustCotAgent,
-    RobustNaiveAgent,
-)
 from playbench.agents.few_shot import MISSING, demo_candidates, load_demos
-from playbench.agents.registry import AgentSpec, get_agent, register_agent
-from playbench.agents.two_stage import TwoStageAgent
+from playbench.agents.registry import get_agent
 from playbench.core.errors import PlaybenchError
-from playbench.core.params import Params
+from playbench.core.params import Field, Params
 from playbench.core.task import Task
 
 
@@ -50,21 +43,6 @@ class TwoStageParams(Params):
     list_actions: Literal["never", "auto", "always"] = "never"  # opt-in, as for the BALROG strategies
     allow_prompt_change: bool = False
 
-
-_BALROG = {
-    "naive": (BalrogAgent, "BALROG naive: the answer must be one action"),
-    "cot": (CotAgent, "BALROG chain of thought: reason, then 'ACTION: …'"),
-    "robust-naive": (RobustNaiveAgent, "BALROG robust naive: answer as <|ACTION|>…<|END|>"),
-    "robust-cot": (RobustCotAgent, "BALROG robust chain of thought: reason, then <|ACTION|>…<|END|>"),
-    "custom": (CustomAgent, "BALROG planning agent: keeps and revises a PLAN"),
-}
-for _name, (_cls, _text) in _BALROG.items():
-    register_agent(AgentSpec(name=_name, description=_text, factory=lambda p, m, c=_cls: c(p, m),
-                             params_model=StrategyParams, needs_model=True))
-register_agent(AgentSpec(name="few-shot", description="BALROG few-shot: demonstrations from a run (-A demos=PATH)",
-                         factory=lambda p, m: FewShotAgent(p, m), params_model=FewShotParams, needs_model=True))
-register_agent(AgentSpec(name="two-stage", description="SmartPlay two-stage: think, then name the action",
-                         factory=lambda p, m: TwoStageAgent(p, m), params_model=TwoStageParams, needs_model=True))
 
 #: Strategies that send a one-step task's official prompt unchanged.
 KEEPS_ONE_STEP_PROMPT = frozenset({"naive"})
