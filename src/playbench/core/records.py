@@ -12,6 +12,8 @@ from typing import Any, Literal, Self
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, model_validator
 
+from playbench.core.bounds import check_episode_count
+
 Status = Literal["ok", "agent-error", "infra-error", "game-error"]
 STATUSES: tuple[str, ...] = ("ok", "agent-error", "infra-error", "game-error")
 #: The newest ``run.json`` format this version reads and writes (``RunMeta.format``)
@@ -67,6 +69,13 @@ class RunConfig(FiniteRecord):
     model: str | None = None
     model_params: dict[str, Any] = Field(default_factory=dict)
     seed: int = 0
+
+    @model_validator(mode="after")
+    def _episodes_in_bounds(self) -> Self:
+        # PlaybenchError, not ValueError: pydantic lets it through unchanged, so building a config and reading a
+        # run.json refuse an impossible schedule in the same one line, before anything counts its episodes
+        check_episode_count(sum(t.episodes for t in self.tasks))
+        return self
 
     def hash(self) -> str:
         """A stable hash of the config (canonical JSON)."""

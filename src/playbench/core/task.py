@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from playbench.core.bounds import check_episode_count
 from playbench.core.errors import PlaybenchError
 from playbench.core.params import NoParams, Params, build_params
 
@@ -125,9 +126,10 @@ class Task:
             self.check_inputs(params)
 
     def check_episodes(self, params: Params, episodes: int) -> None:
-        """Refuse fewer than one episode, or more than the task's data holds (PlaybenchError)."""
+        """Refuse fewer than one episode, more than a run plays, or more than the task's data holds (PlaybenchError)."""
         if episodes < 1:  # a group's preset or a task's own default (the caller's --episodes is checked first)
             raise PlaybenchError(f"{self.id}: episodes={episodes}: a task runs at least 1 episode")
+        check_episode_count(episodes)
         limit = self.episode_limit(params) if self.episode_limit is not None else None
         if limit is not None and episodes > limit:
             raise PlaybenchError(f"--episodes {episodes}: {self.id} has {limit} episodes with these parameters")

@@ -9,14 +9,18 @@ another suite. ``-T episodes=N`` (default: the task's own count, or the group's 
 ``key=value`` or a YAML mapping) and ``-T model_params=...`` (``-M`` settings the agent reads,
 e.g. ``context_window``) are the ``playbench eval`` options; every other ``-T key=value`` is the task's
 own parameter (``-T max_steps=50``, ``-T compat=true``). Validation is ``playbench eval``'s: a bad
-request is one line (PlaybenchError) before any sample runs.
+request is one line (PlaybenchError) before any sample runs (a ``-T episodes`` beyond ``MAX_EPISODES``
+included), and Inspect's command line prints that line alone (with its display off, ``--display none``,
+it prints the error with its traceback, as it prints any other).
 """
 
 from collections.abc import Mapping
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.util import display_type
 
 from playbench.api.config import build_config, key_value_items
 from playbench.core.errors import PlaybenchError
@@ -25,6 +29,14 @@ from playbench.core.seeding import episode_seed
 from playbench.inspect.scoring import playbench_score
 from playbench.inspect.solver import play_episode
 from playbench.rl.chat_env import EnvSpec, env_spec
+
+
+class Refused(PlaybenchError, PrerequisiteError):
+    """A bad request: a PlaybenchError that Inspect's command line prints as its line alone, not a traceback."""
+
+    def __init__(self, message: str) -> None:
+        PlaybenchError.__init__(self, message)
+        self.message = message
 
 
 def _names(value: Any, option: str) -> tuple[str, ...]:
@@ -48,7 +60,20 @@ def _key_values(values: Any, option: str) -> tuple[str, ...]:
 
 def build_task(names: Any, suite: str | None, episodes: int | None, seed: int, agent: str, agent_params: Any,
                model_params: Any, task_params: Mapping[str, Any]) -> Task:
-    """The Inspect task for ``names``: one sample per episode, played by ``play_episode``, scored by the suite."""
+    """The Inspect task for ``names``: one sample per episode, played by ``play_episode``, scored by the suite.
+
+    A bad request raises ``Refused`` (a PlaybenchError) before any sample is made.
+    """
+    try:
+        return _build_task(names, suite, episodes, seed, agent, agent_params, model_params, task_params)
+    except PlaybenchError as exc:
+        if display_type() == "none":  # Inspect then prints no PrerequisiteError at all: the plain error says it
+            raise
+        raise Refused(str(exc)) from None
+
+
+def _build_task(names: Any, suite: str | None, episodes: int | None, seed: int, agent: str, agent_params: Any,
+                model_params: Any, task_params: Mapping[str, Any]) -> Task:
     tasks = _names(names, "task")
     members = resolve_members(tasks)
     if suite is not None:

@@ -46,6 +46,8 @@ class RunLog:
             meta = RunMeta.model_validate_json(data)
         except (ValidationError, ValueError) as exc:
             raise PlaybenchError(f"{run_json} is not a valid run file: {str(exc).splitlines()[0]}") from None
+        except PlaybenchError as exc:  # a record's own refusal (a schedule no run can play): name the file
+            raise PlaybenchError(f"{run_json}: {exc}") from None
         return cls(path, meta)
 
     def _open(self, relative: str, flags: int = os.O_RDONLY) -> int:

@@ -126,6 +126,15 @@ def task_report(task_id: str, records: list[EpisodeRecord], scheduled: int = 0) 
     return entry
 
 
+def in_schedule(scheduled: dict[str, int], key: tuple[str, int]) -> bool:
+    """Whether the recorded episode ``key`` (task, index) is one that ``scheduled`` (task id -> count) asks for.
+
+    A comparison, not a set of every scheduled episode: the work follows the records, not the counts.
+    """
+    task, index = key
+    return 0 <= index < scheduled.get(task, 0)
+
+
 def coverage(scheduled: dict[str, int], keys: set[tuple[str, int]]) -> dict[str, Any]:
     """How many of the scheduled episodes have a record, and how many records the schedule never asked for.
 
@@ -133,10 +142,9 @@ def coverage(scheduled: dict[str, int], keys: set[tuple[str, int]]) -> dict[str,
     ``note`` says "N of M scheduled …" whenever an episode is missing, so a partial run never reads as whole.
     """
     total = sum(scheduled.values())
-    expected = {(task, i) for task, n in scheduled.items() for i in range(n)}
-    recorded = len(keys & expected)
+    recorded = sum(1 for key in keys if in_schedule(scheduled, key))
     out: dict[str, Any] = {"recorded": recorded, "scheduled": total, "missing": total - recorded,
-                           "unscheduled": len(keys - expected), "complete": recorded == total}
+                           "unscheduled": len(keys) - recorded, "complete": recorded == total}
     if recorded < total:
         out["note"] = f"{recorded} of {total} scheduled episodes recorded ({total - recorded} missing)"
     else:

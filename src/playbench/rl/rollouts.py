@@ -12,6 +12,7 @@ from pathlib import Path
 
 from playbench.api.settings import SETTING_DEFAULTS, check_settings
 from playbench.api.versions import versions
+from playbench.core.bounds import check_episode_count
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import RunConfig, TaskSpec
 from playbench.log.durable import StoreWriteError
@@ -51,6 +52,7 @@ def run_config(rollouts: list[Rollout]) -> RunConfig:
             raise PlaybenchError(f"the rollouts of {spec.id} differ in their task parameters; a run has one set")
         episodes = max(record.index + 1, known.episodes if known is not None else 0)
         tasks[spec.id] = spec.model_copy(update={"episodes": episodes})
+    check_episode_count(sum(t.episodes for t in tasks.values()))  # a run.json no reader would take is not written
     return first.model_copy(update={"tasks": list(tasks.values())})
 
 
