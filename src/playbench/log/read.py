@@ -2,7 +2,8 @@
 
 Records are untrusted data: a folder without a valid ``run.json`` is refused (so is one a newer version
 wrote), a torn last line of ``episodes.jsonl`` (one without its newline, left by a killed writer) is
-skipped, a corrupt line elsewhere (a non-finite number included) is an error that changes nothing, and a
+skipped, a corrupt line elsewhere (a non-finite number, or JSON nested past the parser's depth limit,
+included) is an error that changes nothing, as is a corrupt step line, and a
 record naming a file outside its run is refused. Files are opened as ``log/confined.py`` says: never
 through a link, and only regular files of the run.
 """
@@ -162,12 +163,26 @@ class RunLog:
                 data = fh.read()
         except FileNotFoundError:
             return
-        for line in data.splitlines():
+        for number, line in enumerate(data.splitlines(), start=1):
             if line.strip():
-                yield StepRecord.model_validate_json(line)
+                yield _step(line, number, relative, self.path)
 
     def __repr__(self) -> str:
         return f"RunLog({str(self.path)!r})"
+
+
+def _step(line: bytes, number: int, relative: str, run: Path) -> StepRecord:
+    """One line of a first-layout trajectory file.
+
+    A corrupt one (nested past the parser's depth limit included) is a PlaybenchError in one line.
+    """
+    try:
+        return StepRecord.model_validate_json(line)
+    except (ValidationError, ValueError) as exc:
+        reason = str(exc).splitlines()[0]
+        if isinstance(exc, ValidationError) and exc.errors():
+            reason = f"{reason}: {exc.errors()[0]['msg']}"
+        raise PlaybenchError(f"{run / relative}: line {number} is not a step ({reason})") from None
 
 
 def _parse_episodes(file: Path, complete: bytes) -> list[EpisodeRecord]:
