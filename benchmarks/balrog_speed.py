@@ -16,8 +16,10 @@ from pathlib import Path
 import numpy as np
 from common import interleaved, machine_note, spread
 
+from playbench.core.registry import get_task
 from playbench.suites.balrog.babyai.game import BabyAIGame
-from playbench.suites.balrog.babyai.levels import KINDS, MixedTrainLocal
+from playbench.suites.balrog.babyai.levels import MixedTrainLocal
+from playbench.suites.balrog.facts import BABYAI_LEVELS
 from playbench.suites.balrog.protocol import BABYAI_ACTIONS
 from playbench.suites.balrog.textworld.cache import ensure
 from playbench.suites.balrog.textworld.game import TextWorldGame
@@ -26,7 +28,7 @@ from playbench.suites.balrog.textworld.sets import balrog_specs, game_set
 
 def babyai_game(kind: str, steps: int) -> float:
     rng = np.random.default_rng(0)
-    game = BabyAIGame(kind)
+    game = BabyAIGame(get_task(f"balrog/babyai/{kind}").facts)
     game.reset(seed=0)
     episodes, t0 = 0, time.perf_counter()
     for _ in range(steps):
@@ -53,7 +55,7 @@ def babyai_raw(kind: str, steps: int) -> float:
 def textworld_rates(task: str, root: Path, steps: int) -> tuple[float, float]:
     import textworld
 
-    game = TextWorldGame(task, 0, game_set(task, 1, "balrog", 1), root=root)
+    game = TextWorldGame(get_task(f"balrog/textworld/{task}").facts, 0, game_set(task, 1, "balrog", 1), root=root)
     game.reset(seed=0)
     walk = game._walkthrough or ["look"]
     t0 = time.perf_counter()
@@ -87,7 +89,7 @@ def main() -> None:
     print(machine_note())
     print(f"BabyAI-Text (random actions, text mode), {args.repeat} interleaved samples: min / median / max steps/s "
           "(wall) and median CPU ms per step. No goal is set.")
-    for kind in KINDS:
+    for kind in BABYAI_LEVELS:
         rows = interleaved({"Game": lambda kind=kind: babyai_game(kind, args.steps),
                             "raw env": lambda kind=kind: babyai_raw(kind, args.steps)}, args.repeat)
         print(f"{kind:<20}" + "; ".join(

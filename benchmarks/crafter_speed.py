@@ -32,6 +32,7 @@ with contextlib.redirect_stderr(io.StringIO()):  # gym's unmaintained-package ba
 
 from common import interleaved, machine_note, spread
 
+from playbench.core.registry import get_task
 from playbench.suites.balrog.crafter.game import BalrogCrafter
 from playbench.suites.balrog.crafter.params import BalrogCrafterParams
 from playbench.suites.crafter import worldcache
@@ -77,8 +78,8 @@ def main() -> None:
     engines = {render: CrafterEngine(seed=args.seed, render_images=render) for render in (True, False)}
     for engine in engines.values():
         engine.reset()
-    game = SmartPlayCrafter(SmartPlayCrafterParams(max_steps=10**9))
-    balrog = BalrogCrafter(BalrogCrafterParams(max_steps=10**9))
+    game = SmartPlayCrafter(SmartPlayCrafterParams(max_steps=10**9), get_task("smartplay/crafter").facts)
+    balrog = BalrogCrafter(BalrogCrafterParams(max_steps=10**9), get_task("balrog/crafter/default").facts)
     rows = interleaved({
         "stock crafter.Env (rendering 64x64)": lambda: _rate(stock.step, actions),
         "playbench engine (rendering)": lambda: _rate(engines[True].step, actions),

@@ -17,8 +17,9 @@ import time
 import numpy as np
 from common import interleaved, machine_note, spread
 
-from playbench.suites.smartplay.base import MessengerParams, SmartPlayParams
+from playbench.core.registry import get_task
 from playbench.suites.smartplay.messenger.game import MessengerGame
+from playbench.suites.smartplay.params import MessengerParams, SmartPlayParams
 from playbench.suites.smartplay.voxel import world as world_mod
 from playbench.suites.smartplay.voxel.game import MinecraftGame
 
@@ -29,7 +30,7 @@ def messenger(episodes: int, levels: tuple[int, ...] = (1, 2, 3)) -> float:
     """Wall seconds per Messenger step (the last level's), printed per level."""
     per_step = 0.0
     for level in levels:
-        game = MessengerGame(MessengerParams(), level)
+        game = MessengerGame(MessengerParams(), get_task(f"smartplay/messenger-{level}").facts)
         steps, spent = 0, 0.0
         for seed in range(episodes):
             game.reset(seed=seed)
@@ -63,7 +64,7 @@ def minecraft(episodes: int, policy: str) -> float:
         per_step, resets = [], []
         steps, spent, gen_in_steps, cpu = 0, 0.0, 0.0, 0.0
         for seed in range(episodes):
-            game = MinecraftGame(SmartPlayParams(), "desert")  # rarely completed early: long walks
+            game = MinecraftGame(SmartPlayParams(), get_task("smartplay/minecraft-desert").facts)  # rarely completed early: long walks
             t0 = time.perf_counter()
             game.reset(seed=seed)
             resets.append(time.perf_counter() - t0)

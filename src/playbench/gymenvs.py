@@ -59,7 +59,7 @@ def register_env(task: "Task") -> None:
     gid = gym_id(task.id)
     if gid not in gymnasium.registry:
         gymnasium.register(id=gid, entry_point=f"{__name__}:make_env", kwargs={"task_id": task.id},
-                           max_episode_steps=task.step_limit)
+                           max_episode_steps=task.max_steps)
 
 
 def register_envs() -> None:

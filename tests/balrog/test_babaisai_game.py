@@ -11,6 +11,12 @@ from playbench.suites.balrog.babaisai.game import BabaGame
 from playbench.suites.balrog.babaisai.tasks import TASK_IDS
 from playbench.suites.balrog.babaisai.text import INSTRUCTION_PROMPT, observation_text
 
+
+def _row(name: str):  # noqa: ANN202
+    """The facts row of ``balrog/babaisai/NAME``: the row its task hands the game."""
+    return get_task(f"balrog/babaisai/{name}").facts
+
+
 VERIFIED = """Active rules:
 door is win
 baba is you
@@ -57,10 +63,10 @@ def test_corrected_wording_pluralises_left_and_up():
 
 
 def test_add_ruleset_is_honoured_except_in_compat():
-    game = BabaGame("goto_win", add_ruleset=False)
+    game = BabaGame(_row("goto_win"), add_ruleset=False)
     obs, _ = game.reset(seed=1)
     assert obs.startswith("Objects on the map:\n")
-    game = BabaGame("goto_win", add_ruleset=False, compat=True)
+    game = BabaGame(_row("goto_win"), add_ruleset=False, compat=True)
     obs, _ = game.reset(seed=1)
     assert obs.startswith("Active rules:\n")
 
@@ -75,7 +81,7 @@ def _break_baba_is_you(game: BabaGame) -> None:
 
 
 def test_no_you_fixed_continues_without_reset():
-    game = BabaGame("goto_win")
+    game = BabaGame(_row("goto_win"))
     game.reset(seed=4)
     layout = game.world.render_rows()
     _break_baba_is_you(game)
@@ -90,7 +96,7 @@ def test_no_you_fixed_continues_without_reset():
 
 
 def test_no_you_compat_resets_the_level_mid_episode():
-    game = BabaGame("goto_win", compat=True)
+    game = BabaGame(_row("goto_win"), compat=True)
     game.reset(seed=4)
     _break_baba_is_you(game)
     obs, reward, term, trunc, info = game.step("up")
@@ -104,7 +110,7 @@ def test_no_you_compat_resets_the_level_mid_episode():
 
 
 def test_invalid_action_feedback_and_default_idle():
-    game = BabaGame("goto_win")
+    game = BabaGame(_row("goto_win"))
     game.reset(seed=0)
     obs, *_ = game.step("jump")
     assert obs.startswith("\n\nYour previous output did not contain a valid action. Defaulted to action: idle\n\n")
@@ -113,20 +119,20 @@ def test_invalid_action_feedback_and_default_idle():
 
 @pytest.mark.parametrize("level,shape", [("goto_win", (256, 256, 3)), ("two_room-make_win", (288, 416, 3))])
 def test_images_have_the_spec_size(level, shape):
-    game = BabaGame(level, images=True)
+    game = BabaGame(_row(level), images=True)
     _, info = game.reset(seed=0)
     img = info["image"]
     assert img.shape == shape and img.dtype == np.uint8
     assert (img[:32, :32] == img[0, 0]).all()  # a border tile is uniform grey
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 10
-    _, info = BabaGame(level).reset(seed=0)
+    _, info = BabaGame(_row(level)).reset(seed=0)
     assert "image" not in info
 
 
 def test_same_seed_same_level_and_observation():
-    a, _ = BabaGame("two_room-make_you").reset(seed=123)
-    b, _ = BabaGame("two_room-make_you").reset(seed=123)
-    c, _ = BabaGame("two_room-make_you").reset(seed=124)
+    a, _ = BabaGame(_row("two_room-make_you")).reset(seed=123)
+    b, _ = BabaGame(_row("two_room-make_you")).reset(seed=123)
+    c, _ = BabaGame(_row("two_room-make_you")).reset(seed=124)
     assert a == b and a != c
 
 
@@ -146,7 +152,7 @@ def test_forty_tasks_registered_with_presets_and_aliases():
 
 
 def test_random_policy_plays_to_the_step_limit():
-    game = BabaGame("two_room-make_wall_win")
+    game = BabaGame(_row("two_room-make_wall_win"))
     game.reset(seed=3)
     rng = np.random.default_rng(0)
     steps, done = 0, False

@@ -3,14 +3,20 @@
 import numpy as np
 import pytest
 
+from playbench.core.registry import get_task
 from playbench.suites.balrog.babaisai.data import LEVELS
 from playbench.suites.balrog.babaisai.game import BabaGame
 from playbench.suites.balrog.babaisai.levels import generate, level_rng
 from playbench.suites.balrog.babaisai.solver import solve
 
 
+def _row(name: str):  # noqa: ANN202
+    """The facts row of ``balrog/babaisai/NAME``: the row its task hands the game."""
+    return get_task(f"balrog/babaisai/{name}").facts
+
+
 def play_oracle(level: str, seed: int) -> tuple[int, dict]:
-    game = BabaGame(level)
+    game = BabaGame(_row(level))
     game.reset(seed=seed)
     rng = np.random.default_rng(0)
     steps, done, info = 0, False, {}

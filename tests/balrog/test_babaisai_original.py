@@ -20,11 +20,18 @@ import numpy as np
 import pytest
 
 from playbench.core.errors import PlaybenchError
+from playbench.core.registry import get_task
 from playbench.suites.balrog.babaisai.engine import BORDER, OBJ, World
 from playbench.suites.balrog.babaisai.game import BabaGame
 from playbench.suites.balrog.babaisai.levels import generate, level_rng
 from playbench.suites.balrog.babaisai.render import render
 from playbench.suites.balrog.babaisai.text import observation_text
+
+
+def _row(name: str):  # noqa: ANN202
+    """The facts row of ``balrog/babaisai/NAME``: the row its task hands the game."""
+    return get_task(f"balrog/babaisai/{name}").facts
+
 
 DATA = json.loads((Path(__file__).parents[1] / "data" / "balrog" / "babaisai_levels.json").read_text())
 LEVEL_IDS = list(DATA["levels"])
@@ -113,7 +120,7 @@ def test_steps_images_and_texts_follow_the_original(run):
 @pytest.mark.parametrize("env_id", ["env/goto_win", "env/two_room-make_you-make_win", "env/two_room-make_wall_win"])
 def test_the_episode_seed_is_the_seed_balrog_gives_the_original(env_id):
     """``Game.reset(seed=s)`` plays the original's level for ``np.random.seed(s)``, image included."""
-    game = BabaGame(env_id.removeprefix("env/"), images=True)
+    game = BabaGame(_row(env_id.removeprefix("env/")), images=True)
     for seed in (0, 4294967295):
         _, info = game.reset(seed=seed)
         want = DATA["levels"][env_id][str(seed)]
@@ -127,15 +134,15 @@ def test_image_mode_refuses_opencv_5_with_a_clear_line(monkeypatch):
     fake.__version__ = "5.0.0"  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "cv2", fake)
     with pytest.raises(PlaybenchError, match="OpenCV 4"):
-        BabaGame("goto_win", images=True)
-    BabaGame("goto_win", images=False)  # text mode does not need OpenCV
+        BabaGame(_row("goto_win"), images=True)
+    BabaGame(_row("goto_win"), images=False)  # text mode does not need OpenCV
 
 
 @pytest.mark.parametrize("run", DATA["resets"], ids=lambda r: f"{r['task']}#{r['seed']}")
 def test_compat_mid_episode_reset_regenerates_the_originals_next_level(run):
     """B15 (compat): breaking ``baba is you`` makes BALROG reset the env, drawing the next level from the
     same RNG stream; the new level, text (addresses as the fixed placeholder) and image are the original's."""
-    game = BabaGame(run["task"].removeprefix("env/"), compat=True, images=True)
+    game = BabaGame(_row(run["task"].removeprefix("env/")), compat=True, images=True)
     game.reset(seed=run["seed"])
     for i, want in enumerate(run["steps"]):
         _, reward, term, trunc, info = game.step(want["action"])

@@ -13,9 +13,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from playbench.core.registry import get_task
 from playbench.core.seeding import episode_seed
 from playbench.suites.balrog.babyai.game import BabyAIGame
-from playbench.suites.balrog.babyai.levels import KINDS
+from playbench.suites.balrog.facts import BABYAI_LEVELS
+
+
+def _row(name: str):  # noqa: ANN202
+    """The facts row of ``balrog/babyai/NAME``: the row its task hands the game."""
+    return get_task(f"balrog/babyai/{name}").facts
+
 
 FACTS = json.loads((Path(__file__).parents[1] / "data" / "balrog" / "babyai_instances.json").read_text())
 
@@ -42,11 +49,11 @@ def level_facts(env):
     }
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", BABYAI_LEVELS)
 def test_every_recorded_seed_gives_the_originals_level(kind):
     records = FACTS["tasks"][kind]
     assert len(records) == 50
-    game = BabyAIGame(kind)  # one game reused across seeds: nothing leaks from one level to the next
+    game = BabyAIGame(_row(kind))  # one game reused across seeds: nothing leaks from one level to the next
     mismatches = []
     for record in records:
         text, _ = game.reset(seed=record["seed"])
@@ -57,7 +64,7 @@ def test_every_recorded_seed_gives_the_originals_level(kind):
     assert not mismatches, mismatches[:3]
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", BABYAI_LEVELS)
 def test_recorded_seeds_include_a_default_runs_episodes(kind):
     """Episode i of ``playbench eval balrog/babyai/KIND --seed 0`` is the original's level for that seed."""
     seeds = [record["seed"] for record in FACTS["tasks"][kind]]
@@ -68,7 +75,7 @@ def test_the_original_allows_one_description_on_both_sides_of_a_sequence():
     """With two yellow keys the original asks to pick one up and go to one; playbench keeps that level."""
     seed_1 = FACTS["tasks"]["pick_up_seq_go_to"][1]
     assert seed_1["mission"] == "go to a yellow key after you pick up a yellow key"
-    game = BabyAIGame("pick_up_seq_go_to")
+    game = BabyAIGame(_row("pick_up_seq_go_to"))
     game.reset(seed=1)
     assert game.env.mission == seed_1["mission"]
     rng = np.random.default_rng(0)

@@ -7,6 +7,11 @@ from playbench.suites.balrog import protocol
 from playbench.suites.balrog.babyai.game import BabyAIGame
 
 
+def _row(name: str):  # noqa: ANN202
+    """The facts row of ``balrog/babyai/NAME``: the row its task hands the game."""
+    return get_task(f"balrog/babyai/{name}").facts
+
+
 @pytest.mark.parametrize("key", sorted(protocol.FINGERPRINTS))
 def test_prompt_fingerprints(key):
     env, arg = key.split(":", 1)
@@ -23,7 +28,7 @@ def test_textworld_prompt_quirks_kept():
 
 
 def test_babyai_manual_is_mission_prompt():
-    game = BabyAIGame("goto")
+    game = BabyAIGame(_row("goto"))
     _, info = game.reset(seed=3)
     assert info["manual"] == protocol.babyai_prompt(game.env.mission)
     assert f"Your goal is to {game.env.mission}. " in info["manual"]
@@ -31,9 +36,9 @@ def test_babyai_manual_is_mission_prompt():
 
 def test_invalid_action_feedback_through_step():
     """§11.3: 'jump around' executes 'go forward' and the next observation carries the note."""
-    game = BabyAIGame("goto")
+    game = BabyAIGame(_row("goto"))
     game.reset(seed=11)
-    twin = BabyAIGame("goto")
+    twin = BabyAIGame(_row("goto"))
     twin.reset(seed=11)
     obs, _, _, _, info = game.step("jump around")
     plain, *_ = twin.step("go forward")
@@ -49,11 +54,11 @@ def test_invalid_action_feedback_through_step():
 
 
 def test_feedback_can_be_disabled_and_runner_hook():
-    game = BabyAIGame("goto", feedback=False)
+    game = BabyAIGame(_row("goto"), feedback=False)
     game.reset(seed=11)
     obs, *_ = game.step("jump")
     assert "Defaulted" not in obs and game.failed_candidates == ["jump"]
-    hooked = BabyAIGame("goto")
+    hooked = BabyAIGame(_row("goto"))
     hooked.reset(seed=11)
     hooked.note_invalid_action("nonsense")  # what a runner calls before stepping with the default
     obs, *_ = hooked.step(hooked.default_action)
@@ -79,7 +84,7 @@ def test_presets_and_defaults():
 
 
 def test_step_limit_override():
-    game = BabyAIGame("goto", max_steps=3)
+    game = BabyAIGame(_row("goto"), max_steps=3)
     game.reset(seed=0)
     done = [game.step("turn left")[3] for _ in range(3)]
     assert done == [False, False, True]

@@ -22,6 +22,7 @@ import pytest
 from helpers import PLAYBENCH
 from playbench.agents.reference import ReferenceAgent
 from playbench.core.errors import PlaybenchError
+from playbench.core.params import PlaybenchDeprecation
 from playbench.core.registry import get_task
 from playbench.core.seeding import episode_seed
 from playbench.runner.plan import EpisodeJob
@@ -51,8 +52,13 @@ def tw_root(tmp_path_factory):
         os.environ["PLAYBENCH_TEXTWORLD_DIR"] = old
 
 
+def _row(name: str):  # noqa: ANN202
+    """The facts row of ``balrog/textworld/NAME``: the row its task hands the game."""
+    return get_task(f"balrog/textworld/{name}").facts
+
+
 def balrog_game(task: str, index: int = 0, **kwargs) -> TextWorldGame:
-    return TextWorldGame(task, index, game_set(task, None, "balrog", 10), **kwargs)
+    return TextWorldGame(_row(task), index, game_set(task, None, "balrog", 10), **kwargs)
 
 
 def play(game, policy="oracle", seed=0):
@@ -135,7 +141,7 @@ def test_done_at_step_80(tw_root):
         _, _, term, trunc, info = game.step("look")
         assert (term or trunc) == (step == 80)
     assert info["score"] == 0.0 and info["completed"] == 0 and game.steps == 80
-    prompt = balrog_game("coin_collector", step_limit="prompt")  # B10 variant: 25 steps
+    prompt = balrog_game("coin_collector", max_steps_mode="prompt")  # B10 variant: 25 steps
     prompt.reset(seed=0)
     assert prompt.max_steps == 25
 
@@ -150,8 +156,8 @@ def test_oracle_wins(tw_root, task):
 def test_progression_only_on_done_in_compat(tw_root):
     """B11: the cooking game scores points on the way; compat sets progression only on done."""
     def partial(compat):
-        game = TextWorldGame("the_cooking_game", 24 if compat else 0, game_set("the_cooking_game", None, "balrog", 10),
-                             compat=compat, max_steps=30)  # compat index 24 -> position 0
+        game = balrog_game("the_cooking_game", 24 if compat else 0, compat=compat,
+                           max_steps=30)  # compat index 24 -> position 0
         info = play(game)
         return info["score"], info["metrics"]["score"], info["metrics"]["max_score"]
 
@@ -188,7 +194,7 @@ def test_folder_of_games(tw_root, tmp_path):
     task.validate_inputs(params)
     games = game_set("coin_collector", params.games, params.game_set, 10)
     assert [g.label for g in games.games] == ["a", "b"]  # BALROG's order: .ulx first, then .z8
-    compiled, ready = (TextWorldGame("coin_collector", i, games) for i in (0, 1))
+    compiled, ready = (TextWorldGame(_row("coin_collector"), i, games) for i in (0, 1))
     assert play(compiled)["completed"] == 1 and play(ready)["completed"] == 1
     assert compiled.instance()["set"] == "folder" and compiled.instance()["command"].startswith("compile a.json")
     assert ready.instance()["sha256"] == ensure([COIN], show_progress=False)[0]["sha256"]
@@ -223,8 +229,9 @@ def test_old_run_records_keep_the_legacy_set():
     task = get_task("balrog/textworld/coin_collector")
     old = {"preset": "config", "images": False, "compat": False, "feedback": True, "max_steps": None,
            "games": 2, "step_limit": "engine"}
-    params = task.params(old)
-    assert params.game_set == "legacy"
+    with pytest.warns(PlaybenchDeprecation, match="'step_limit' is deprecated"):  # max_steps_mode's old name
+        params = task.params(old)
+    assert (params.game_set, params.max_steps_mode) == ("legacy", "engine")
     legacy = game_set("coin_collector", params.games, params.game_set, 10)
     assert [g.spec.seeds for g in legacy.games] == [1, 2] and legacy.games[0].spec.settings == {"level": 120}
     assert task.params(task.params({}).model_dump(mode="json")).game_set == "balrog"  # a new record stays new

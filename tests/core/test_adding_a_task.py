@@ -37,24 +37,24 @@ def _ok(proc) -> str:  # noqa: ANN001
 def test_a_variant_from_a_module_is_listed_run_and_reported(modules: tuple[Path, dict[str, str]]) -> None:
     tmp, env = modules
     listed = {row["id"]: row for row in json.loads(_ok(run_cli("list", "--json", env=env)))}
-    assert listed["smartplay/hanoi-5"]["aliases"] == ["Hanoi5Disk-v0", "Hanoi5Disk"]
-    assert listed["smartplay/hanoi-5"]["episodes"] == 10
-    assert "smartplay/hanoi-5" not in listed["smartplay/benchmark-v0"]["group"]
+    assert listed["smartplay/hanoi-6"]["aliases"] == ["Hanoi6Disk-v0", "Hanoi6Disk"]
+    assert listed["smartplay/hanoi-6"]["episodes"] == 10
+    assert "smartplay/hanoi-6" not in listed["smartplay/benchmark-v0"]["group"]
 
-    _ok(run_cli("eval", "Hanoi5Disk", "--agent", "random", "--episodes", "1", "--quiet",
+    _ok(run_cli("eval", "Hanoi6Disk", "--agent", "random", "--episodes", "1", "--quiet",
                 "--log-dir", str(tmp / "runs"), env=env))
     run = only_run_dir(tmp / "runs")
     (record,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
-    assert (record["task"], record["status"], record["steps"]) == ("smartplay/hanoi-5", "ok", 30)
+    assert (record["task"], record["status"], record["steps"]) == ("smartplay/hanoi-6", "ok", 30)
 
     report = json.loads(_ok(run_cli("report", str(run), "--json", env=env)))
-    normalized = report["tasks"]["smartplay/hanoi-5"]["normalized"]
-    assert (normalized["value"], normalized["kind"]) == (record["score"] / 5, "range")
-    assert report["smartplay"]["normalization"] == {"smartplay/hanoi-5": "range"}
+    normalized = report["tasks"]["smartplay/hanoi-6"]["normalized"]
+    assert (normalized["value"], normalized["kind"]) == (record["score"] / 6, "range")
+    assert report["smartplay"]["normalization"] == {"smartplay/hanoi-6": "range"}
 
     # without the module the task is unknown to a new process: nothing else holds its facts
     del env["PLAYBENCH_SUITES"]
-    assert json.loads(_ok(run_cli("report", str(run), "--json", env=env)))["tasks"]["smartplay/hanoi-5"][
+    assert json.loads(_ok(run_cli("report", str(run), "--json", env=env)))["tasks"]["smartplay/hanoi-6"][
         "normalized"] is None
 
 

@@ -24,9 +24,11 @@ def test_every_task_accepts_compat_true_and_false(task_id: str) -> None:
 
 
 def test_the_step_limit_and_the_episode_count_have_one_name() -> None:
+    """``max_steps`` and ``episodes``: the parameters, the facts rows, the Task and the games say the same."""
     for task in list_tasks():
         fields = task.params_model.model_fields
-        assert "steps" not in fields and "trials" not in fields, task.id
+        assert not {"steps", "trials", "step_limit"} & set(fields), task.id
+        assert task.max_steps == getattr(task.facts, "max_steps", None), task.id
         if task.suite in ("smartplay", "balrog"):
             assert "max_steps" in fields, task.id
             assert task.params({"max_steps": "7"}).max_steps == 7  # type: ignore[attr-defined]
@@ -46,6 +48,17 @@ def test_the_old_step_name_still_works_and_says_so() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # an old record's unset values are read silently
         assert task.params({"steps": None, "trials": None, "compat": False}).max_steps is None
+
+
+def test_textworlds_step_limit_mode_has_a_mode_name_and_the_old_one_still_works() -> None:
+    task = get_task("balrog/textworld/coin_collector")
+    assert task.params({"max_steps_mode": "prompt"}).max_steps_mode == "prompt"  # type: ignore[attr-defined]
+    with pytest.warns(PlaybenchDeprecation, match="'step_limit' is deprecated: it is now called 'max_steps_mode'"):
+        params = task.params({"step_limit": "prompt", "games": "1"})
+    assert (params.max_steps_mode, params.max_steps) == ("prompt", None)  # type: ignore[attr-defined]
+    assert task.make_game(params, 0).max_steps == 25  # the step count coin_collector's prompt states
+    with pytest.raises(PlaybenchError, match="max_steps_mode"):
+        task.params({"max_steps_mode": "7"})
 
 
 @pytest.mark.parametrize(("task_id", "knobs"), [

@@ -31,7 +31,7 @@ def test_every_task_has_its_id_with_its_rows_step_limit():
     ids = {k for k in gymnasium.registry if k.startswith("playbench/")}
     assert ids == {gym_id(t) for t in ALL}
     for task in list_tasks():
-        assert gymnasium.registry[gym_id(task.id)].max_episode_steps == task.step_limit, task.id
+        assert gymnasium.registry[gym_id(task.id)].max_episode_steps == task.max_steps, task.id
     assert gymnasium.registry[gym_id("balrog/crafter/default")].max_episode_steps == 2000
     assert gymnasium.registry[gym_id("mango/df")].max_episode_steps is None
 

@@ -26,27 +26,24 @@ TASKS = list_tasks()
 KWARGS = {t.id: {"games": 1} for t in TASKS if t.id.startswith("balrog/textworld/")}
 
 
-def _row_limit(row: object) -> int | None:
-    """The step limit a row declares, in its own suite's terms (None: the row has none)."""
-    if isinstance(row, BalrogTask):
-        return row.step_limit
-    if isinstance(row, SmartPlayTask):
-        return row.steps
-    return None
-
-
 @pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
 def test_every_game_keeps_its_rows_step_limit(task: Task) -> None:
-    limit = _row_limit(task.facts)
-    assert task.step_limit == limit
+    """The row's ``max_steps`` is the task's and its games' (None: the row has no step limit); ``-T max_steps``
+    plays another."""
+    limit = task.facts.max_steps if isinstance(task.facts, BalrogTask | SmartPlayTask) else None
+    assert task.max_steps == limit
     game = task.make_game(task.params(KWARGS.get(task.id, {})), 0)  # built, not reset: no engine starts
     try:
-        assert game.step_limit == limit
+        assert game.max_steps == limit
         if task.engine in (None, CRAFTER, BABYAI) and limit is not None:  # cheap to reset: the limit it plays
             game.reset(seed=0)
             assert game.max_steps == limit
     finally:
         game.close()
+    if limit is not None:
+        other = task.make_game(task.params({**KWARGS.get(task.id, {}), "max_steps": str(limit + 1)}), 0)
+        assert other.max_steps == limit + 1
+        other.close()
 
 
 def _doc_row(suite: str) -> str:
@@ -56,20 +53,32 @@ def _doc_row(suite: str) -> str:
     return found.group(1)
 
 
+def _add_doc_rows(package: Path) -> None:
+    """End the SmartPlay and BALROG tables of ``package`` with the page's example rows, as a contributor
+    does (a row the table already holds is not added again)."""
+    for suite in ("smartplay", "balrog"):
+        facts = package / "suites" / suite / "facts.py"
+        text, row = facts.read_text(), _doc_row(suite)
+        if row in text:
+            continue
+        start = text.index("\nTASKS: tuple[")
+        end = text.index("\n)\n", start)  # the table's closing parenthesis
+        facts.write_text(text[:end] + "\n" + row + text[end:])
+
+
+def _importing(folder: Path) -> dict[str, str]:
+    """An environment whose processes import playbench from ``folder``."""
+    return {"PYTHONPATH": os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH", "")) if p)}
+
+
 @pytest.fixture(scope="module")
 def with_rows(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """A copy of the package whose SmartPlay and BALROG tables end with the page's example rows, and an
     environment that imports it."""
     root = tmp_path_factory.mktemp("rows")
     shutil.copytree(REPO / "src" / "playbench", root / "playbench", ignore=shutil.ignore_patterns("__pycache__"))
-    for suite in ("smartplay", "balrog"):
-        facts = root / "playbench" / "suites" / suite / "facts.py"
-        text = facts.read_text()
-        start = text.index("\nTASKS: tuple[")
-        end = text.index("\n)\n", start)  # the table's closing parenthesis
-        facts.write_text(text[:end] + "\n" + _doc_row(suite) + text[end:])
-    path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
-    return {"PYTHONPATH": path}
+    _add_doc_rows(root / "playbench")
+    return _importing(root)
 
 
 def _python(code: str, env: dict[str, str]) -> str:
@@ -107,3 +116,20 @@ def test_the_facts_tests_pass_with_the_new_rows(with_rows: dict[str, str]) -> No
     assert proc.returncode == 0, proc.stdout[-3000:]
     for task_id in ("smartplay/hanoi-5", "balrog/crafter/short"):  # the rows' own facts checks ran too
         assert f"test_every_task_has_its_suites_facts[{task_id}] PASSED" in proc.stdout
+
+
+def test_the_pages_tests_pass_in_a_tree_with_its_rows(tmp_path: Path) -> None:
+    """A contributor who adds exactly the page's rows to the tables still passes the page's tests (this file's
+    and test_adding_a_task.py's): its examples and the rows do not collide."""
+    tree = tmp_path / "tree"
+    for part in ("src", "tests", "docs"):
+        shutil.copytree(REPO / part, tree / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copy(REPO / "pyproject.toml", tree / "pyproject.toml")
+    _add_doc_rows(tree / "src" / "playbench")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k",
+                           "new_row or new_balrog_row or new_rows or from_a_module or unknown_suite",
+                           "tests/core/test_rows.py", "tests/core/test_adding_a_task.py"],
+                          capture_output=True, text=True, timeout=600, cwd=tree, env={**os.environ,
+                                                                                      **_importing(tree / "src")})
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert re.search(r"\b6 passed\b", proc.stdout), proc.stdout[-1000:]

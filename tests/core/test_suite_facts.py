@@ -59,7 +59,7 @@ def test_smartplay_rows_with_wrong_facts_fail_the_check() -> None:
 def test_balrog_rows_with_wrong_facts_fail_the_check() -> None:
     tw = find_task("balrog/textworld/coin_collector")
     assert tw is not None
-    for bad in (dataclasses.replace(tw.facts, step_limit=0), dataclasses.replace(tw.facts, prompt_steps=None),
+    for bad in (dataclasses.replace(tw.facts, max_steps=0), dataclasses.replace(tw.facts, prompt_steps=None),
                 dataclasses.replace(tw.facts, env="pong")):
         assert missing_facts(dataclasses.replace(tw, facts=bad)), bad
 
@@ -81,7 +81,7 @@ def test_smartplay_reference_scores_are_the_specs() -> None:
 
 def test_balrog_step_limits_and_presets_are_the_specs() -> None:
     """specs/balrog.md §1: step limits and episodes per preset, per environment."""
-    limits = {row.id: row.step_limit for row in balrog_facts.TASKS}
+    limits = {row.id: row.max_steps for row in balrog_facts.TASKS}
     spec = {"balrog/crafter/default": 2000, "balrog/nle/nethackchallenge": 100_000,
             **{f"balrog/textworld/{n}": 80 for n in ("treasure_hunter", "the_cooking_game", "coin_collector")},
             **{f"balrog/babaisai/{level}": 100 for level in LEVELS},
@@ -104,10 +104,12 @@ def test_babyai_step_limits_are_minigrids(kind: str) -> None:
     """The BabyAI rows hold Minigrid's own ``max_steps`` of each kind, and the game uses the row."""
     from playbench.suites.balrog.babyai.game import BabyAIGame
 
-    game = BabyAIGame(kind)
+    row = find_task(f"balrog/babyai/{kind}").facts
+    assert row.level == kind
+    game = BabyAIGame(row)
     for seed in range(3):
         game.reset(seed=seed)
-        assert game.max_steps == game.env.max_steps == balrog_facts.task("babyai", kind).step_limit
+        assert game.max_steps == game.env.max_steps == row.max_steps
 
 
 def test_a_task_id_is_declared_once() -> None:
@@ -129,8 +131,8 @@ def test_nothing_outside_the_registry_registers_or_reads_its_private_tables() ->
     assert offenders == []
 
 
-def test_smartplay_trials_steps_and_history_are_the_specs() -> None:
-    """specs/smartplay.md §1: rollout (max steps), trials and history kept of every id, as the code has them."""
+def test_smartplay_episodes_steps_and_history_are_the_specs() -> None:
+    """specs/smartplay.md §1: trials (episodes), rollout (max steps) and history kept of every id, as the code has them."""
     family = {"bandit": (20, 50, 50), "rps": (20, 50, 50), "hanoi": (10, 30, 5), "crafter": (10, 10000, 2),
               "minecraft": (20, 200, 2)}
     names = {"bandit": ("deterministic", "highhigh", "highlow", "lowlow"), "rps": ("basic", "different-score"),
@@ -139,25 +141,24 @@ def test_smartplay_trials_steps_and_history_are_the_specs() -> None:
     spec = {f"smartplay/{game}-{name}": family[game] for game, group in names.items() for name in group}
     spec |= {"smartplay/crafter": family["crafter"], "smartplay/messenger-1": (100, 4, 2),
              "smartplay/messenger-2": (100, 64, 2), "smartplay/messenger-3": (100, 128, 2)}
-    got = {row.id: (row.trials, row.steps, row.history) for row in smartplay_facts.TASKS}
+    got = {row.id: (row.episodes, row.max_steps, row.history) for row in smartplay_facts.TASKS}
     assert {tid: got.get(tid) for tid in spec} == spec
 
 
 def test_smartplay_games_take_their_limits_from_the_row() -> None:
     from playbench.suites.smartplay.hanoi import HanoiGame
-    from playbench.suites.smartplay.messenger.game import MessengerGame
     from playbench.suites.smartplay.params import SmartPlayParams
 
     task = find_task("smartplay/messenger-3")
     assert task is not None
     game = task.make_game(task.params(), 0)
-    assert (game.max_steps, game.tracker.max_steps) == (128, 2)
-    assert MessengerGame(task.params(), 3).max_steps == 128  # built without its row: looked up in the table
-    assert HanoiGame(SmartPlayParams(), 3, limits=(7, 1)).max_steps == 7
-    # a variant no row of the table has (one disk more than the largest) has no limits to look up
+    assert (game.max_steps, game.tracker.history) == (128, 2)
+    assert task.make_game(task.params({"max_steps": "9", "history": "3"}), 0).max_steps == 9
+    # a row no table holds (one disk more than the largest, its own limits) is played as it says
+    hanoi = find_task("smartplay/hanoi-3").facts
     absent = 1 + max(int(row.variant or 0) for row in smartplay_facts.TASKS if row.game == "hanoi")
-    with pytest.raises(KeyError, match="no SmartPlay facts row"):
-        HanoiGame(SmartPlayParams(), absent)
+    game = HanoiGame(SmartPlayParams(), dataclasses.replace(hanoi, variant=absent, max_steps=7, history=1))
+    assert (game.disks, game.max_steps, game.tracker.history) == (absent, 7, 1)
 
 
 DOCS = SRC.parents[1] / "docs" / "suites"
@@ -174,10 +175,10 @@ def test_smartplay_docs_task_table_holds_the_rows() -> None:
     lines = [_cells(line) for line in (DOCS / "smartplay.md").read_text().splitlines()
              if line.startswith("| `smartplay/")]
     assert len(lines) >= 20
-    for task_id, original, _engine, steps, trials, history in lines:
+    for task_id, original, _engine, max_steps, episodes, history in lines:
         row = rows[task_id.strip("`")]
-        assert (original.strip("`"), int(steps), int(trials), int(history)) == (
-            row.original, row.steps, row.trials, row.history), task_id
+        assert (original.strip("`"), int(max_steps), int(episodes), int(history)) == (
+            row.original, row.max_steps, row.episodes, row.history), task_id
 
 
 def _expand(ids: str) -> list[str]:
@@ -199,5 +200,95 @@ def test_balrog_docs_task_table_holds_the_rows() -> None:
             env = item.split("/")[1]
             named = [row for row in balrog_facts.TASKS if row.id == item]
             for row in named or [row for row in balrog_facts.TASKS if row.env == env]:
-                assert row.step_limit == number, (ids, row.id)
+                assert row.max_steps == number, (ids, row.id)
             assert episodes == "{} / {}".format(*[balrog_facts.env(env).episodes(p) for p in ("config", "paper")]), ids
+
+
+def _row_of(task_id: str) -> object:
+    task = find_task(task_id)
+    assert task is not None
+    return task.facts
+
+
+def test_a_babyai_row_names_the_level_it_plays() -> None:
+    """A BabyAI variant under a name of its own plays the level its row names; an unknown level is refused."""
+    from playbench.suites.balrog.babyai.game import BabyAIGame
+    from playbench.suites.balrog.tasks import build_task
+
+    task = build_task(dataclasses.replace(_row_of("balrog/babyai/goto"), name="goto-short", max_steps=5))
+    assert (task.id, missing_facts(task)) == ("balrog/babyai/goto-short", [])
+    game = task.make_game(task.params(), 0)
+    assert isinstance(game, BabyAIGame) and game.kind == "goto" and game.max_steps == 5
+    game.reset(seed=0)
+    assert game.instance()["task"] == "BabyAI-MixedTrainLocal-v0/goto"
+    for level in ("goto-short", ""):
+        bad = build_task(dataclasses.replace(_row_of("balrog/babyai/goto"), name="goto-short", level=level))
+        assert missing_facts(bad) == [f"balrog/babyai/goto-short: level {level!r} is not in facts.BABYAI_LEVELS"]
+
+
+def test_a_baba_row_names_the_level_it_plays() -> None:
+    from playbench.suites.balrog.tasks import build_task
+
+    row = _row_of("balrog/babaisai/goto_win")
+    assert missing_facts(build_task(dataclasses.replace(row, name="goto-again"))) == []
+    assert missing_facts(build_task(dataclasses.replace(row, level="goto_nowhere"))) == [
+        "balrog/babaisai/goto_win: level 'goto_nowhere' is not in babaisai.data.LEVELS"]
+    crafter = _row_of("balrog/crafter/default")
+    assert missing_facts(build_task(dataclasses.replace(crafter, level="goto"))) == [
+        "balrog/crafter/default: only BabyAI and Baba Is AI rows name a level"]
+
+
+def _table(page: str, header: list[str]) -> list[list[str]]:
+    """The body lines of the table of ``docs/suites/PAGE`` whose header is ``header``, as cells."""
+    lines = (DOCS / page).read_text().splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("|") and _cells(line) == header:
+            body = []
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                body.append(_cells(row))
+            return body
+    raise AssertionError(f"{page} has no table {header}")
+
+
+def _first_number(text: str) -> int:
+    found = re.search(r"\d[\d ,]*", text)
+    assert found, text
+    return int(re.sub(r"[ ,]", "", found[0]))
+
+
+@pytest.mark.parametrize("suite", ["mango", "grasp"])
+def test_mango_and_grasp_docs_task_tables_hold_the_rows(suite: str) -> None:
+    """Every task of the suite has a line in its page's task table with its default episode count and aliases
+    (a group its members); the table names nothing that is not registered."""
+    groups = list_groups()
+    header = {"mango": ["task", "question", "default episodes"],
+              "grasp": ["task", "what one episode is", "default episodes"]}[suite]
+    named = set()
+    for cells in _table(f"{suite}.md", header):
+        task_id = re.match(r"`([^`]+)`", cells[0])[1]  # type: ignore[index]
+        named.add(task_id)
+        if task_id in groups:
+            assert re.findall(r"`([^`]+)`", cells[1]) == groups[task_id][1], task_id
+            continue
+        task = find_task(task_id)
+        assert task is not None and task.suite == suite, task_id
+        assert _first_number(cells[-1]) == task.episodes(task.params()), task_id
+        assert re.findall(r"alias `([^`]+)`", cells[0]) == list(task.aliases), task_id
+    assert {t.id for t in TASKS if t.suite == suite} <= named
+
+
+def test_nethack_docs_task_table_holds_the_rows() -> None:
+    """docs/suites/nethack.md: each line's tasks (named as in their rows' original env ids) have its default
+    action and step limit, and every MiniHack and NetHack row is on a line."""
+    rows = [row for row in balrog_facts.TASKS if row.env in ("minihack", "nle")]
+    covered = set()
+    for name, _actions, default, limit in _table("nethack.md", ["task", "actions", "default", "step limit"]):
+        matched = [row for row in rows if any(f"-{part.strip()}-" in f"-{row.original}" for part in name.split(","))]
+        assert matched, name
+        for row in matched:
+            covered.add(row.id)
+            assert (default.strip("`"), _first_number(limit)) == (
+                balrog_facts.env(row.env).default_action, row.max_steps), (name, row.id)
+    assert covered == {row.id for row in rows}

@@ -20,6 +20,7 @@ import numpy as np
 import opensimplex
 import pytest
 
+from playbench.core.registry import get_task
 from playbench.suites.balrog.crafter.game import BalrogCrafter
 from playbench.suites.balrog.crafter.params import BalrogCrafterParams
 from playbench.suites.crafter import worldcache
@@ -29,6 +30,10 @@ from playbench.suites.crafter.games import world_seed
 from playbench.suites.crafter.prompts import ACTIONS
 from playbench.suites.smartplay.crafter.game import SmartPlayCrafter
 from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
+
+#: The facts rows the games are handed (as their tasks hand them).
+SMARTPLAY_ROW = get_task("smartplay/crafter").facts
+BALROG_ROW = get_task("balrog/crafter/default").facts
 
 SEED = 11
 ACTIONS_1000 = np.random.default_rng(5).integers(0, 17, 1000).tolist()
@@ -97,7 +102,7 @@ def test_rendering_engine_matches_and_returns_images():
 def test_same_seed_same_trajectory_in_process():
     runs = []
     for _ in range(2):
-        game = SmartPlayCrafter(SmartPlayCrafterParams())
+        game = SmartPlayCrafter(SmartPlayCrafterParams(), SMARTPLAY_ROW)
         obs, _ = game.reset(seed=SEED)
         texts = [obs]
         for action in ACTIONS_1000[:400]:
@@ -107,7 +112,7 @@ def test_same_seed_same_trajectory_in_process():
                 break
         runs.append((texts, world_fingerprint(game.engine)))
     assert runs[0] == runs[1]
-    other = SmartPlayCrafter(SmartPlayCrafterParams())
+    other = SmartPlayCrafter(SmartPlayCrafterParams(), SMARTPLAY_ROW)
     assert other.reset(seed=SEED + 1)[0] != runs[0][0][0]
 
 
@@ -119,7 +124,8 @@ from playbench.suites.balrog.crafter.params import BalrogCrafterParams
 from playbench.suites.crafter.prompts import ACTIONS
 from playbench.suites.crafter import worldcache
 from playbench.suites.crafter.engine import world_fingerprint
-game = BalrogCrafter(BalrogCrafterParams())
+from playbench.core.registry import get_task
+game = BalrogCrafter(BalrogCrafterParams(), get_task("balrog/crafter/default").facts)
 obs, _ = game.reset(seed=int(sys.argv[1]))
 h = hashlib.sha256(obs.encode())
 for a in json.loads(sys.argv[2]):
@@ -134,7 +140,7 @@ print(h.hexdigest())
 
 
 def _trajectory_digest(seed: int, actions: list[int]) -> str:
-    game = BalrogCrafter(BalrogCrafterParams())
+    game = BalrogCrafter(BalrogCrafterParams(), BALROG_ROW)
     obs, _ = game.reset(seed=seed)
     h = hashlib.sha256(obs.encode())
     for a in actions:
@@ -210,7 +216,7 @@ def test_cached_worlds_equal_generated_worlds(tmp_path, monkeypatch):
 
 
 def test_world_seed_is_crafters():
-    game = BalrogCrafter(BalrogCrafterParams())
+    game = BalrogCrafter(BalrogCrafterParams(), BALROG_ROW)
     game.reset(seed=123)
     assert game.instance()["world_seed"] == world_seed(123) == hash((123, 1)) % (2**31 - 1)
     assert game.engine.world.random is not None

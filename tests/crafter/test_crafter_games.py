@@ -25,6 +25,10 @@ from playbench.suites.crafter.prompts import ACTIONS
 from playbench.suites.smartplay.crafter.game import SmartPlayCrafter
 from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
 
+#: The facts rows the games are handed (as their tasks hand them).
+SMARTPLAY_ROW = get_task("smartplay/crafter").facts
+BALROG_ROW = get_task("balrog/crafter/default").facts
+
 
 def test_registration_and_parameters():
     task = get_task("Crafter-v0")
@@ -35,11 +39,11 @@ def test_registration_and_parameters():
     assert balrog.suite == "balrog"
     assert balrog.episodes(balrog.params()) == 10 == balrog.episodes(balrog.params({"preset": "paper"}))
     game = task.make_game(task.params({"compat": "true", "history": "5"}), 0)
-    assert game.compat and game.tracker.max_steps == 5 and game.max_steps == 10000
+    assert game.compat and game.tracker.history == 5 and game.max_steps == 10000
 
 
 def test_smartplay_score_is_the_running_sum_of_unlocked_achievements():
-    game = SmartPlayCrafter(SmartPlayCrafterParams(max_steps=120))
+    game = SmartPlayCrafter(SmartPlayCrafterParams(max_steps=120), SMARTPLAY_ROW)
     _, info = game.reset(seed=2)
     rng = np.random.default_rng(0)
     expected, done, steps = info["score"], False, 0
@@ -54,10 +58,10 @@ def test_smartplay_score_is_the_running_sum_of_unlocked_achievements():
 
 
 def test_balrog_progression_images_and_step_limit():
-    default = BalrogCrafter(BalrogCrafterParams())
+    default = BalrogCrafter(BalrogCrafterParams(), BALROG_ROW)
     default.reset(seed=5)
     assert default.max_steps == 2000
-    game = BalrogCrafter(BalrogCrafterParams(images=True, max_steps=30))
+    game = BalrogCrafter(BalrogCrafterParams(images=True, max_steps=30), BALROG_ROW)
     _, info = game.reset(seed=5)
     assert info["image"].shape == (256, 256, 3) and info["image"].dtype == np.uint8
     assert info["score"] == 0.0 == info["metrics"]["progression"]
@@ -74,21 +78,21 @@ def test_balrog_progression_images_and_step_limit():
 
 
 def test_balrog_invalid_action_feedback():
-    game = BalrogCrafter(BalrogCrafterParams())
+    game = BalrogCrafter(BalrogCrafterParams(), BALROG_ROW)
     game.reset(seed=0)
     obs, _, _, _, info = game.step("jump around")
     assert obs.startswith("\n\nYour previous output did not contain a valid action. Defaulted to action: Noop"
                           "\n\nObservation:\nYou see:")
     assert info["metrics"]["failed_candidates"] == ["jump around"]
     assert info["short_term_context"].startswith("Your status:")
-    small = SmartPlayCrafter(SmartPlayCrafterParams(images=True))
+    small = SmartPlayCrafter(SmartPlayCrafterParams(images=True), SMARTPLAY_ROW)
     assert small.reset(seed=5)[1]["image"].shape == (64, 64, 3)
 
 
 def test_text_is_the_same_with_and_without_images():
     texts = []
     for images in (False, True):
-        game = SmartPlayCrafter(SmartPlayCrafterParams(images=images))
+        game = SmartPlayCrafter(SmartPlayCrafterParams(images=images), SMARTPLAY_ROW)
         obs, _ = game.reset(seed=9)
         seq = [obs]
         for a in np.random.default_rng(3).integers(0, 17, 200).tolist():  # crosses the first night (step 148+)
@@ -101,7 +105,7 @@ def test_text_is_the_same_with_and_without_images():
 
 
 def test_oracle_plays_the_tech_tree():
-    game = BalrogCrafter(BalrogCrafterParams(max_steps=400))
+    game = BalrogCrafter(BalrogCrafterParams(max_steps=400), BALROG_ROW)
     game.reset(seed=1)
     rng = np.random.default_rng(0)
     done = False

@@ -13,6 +13,7 @@ import math
 import pytest
 from crafter import constants
 
+from playbench.core.registry import get_task
 from playbench.suites.balrog.crafter.game import BalrogCrafter
 from playbench.suites.balrog.crafter.params import BalrogCrafterParams
 from playbench.suites.crafter import describe
@@ -22,6 +23,10 @@ from playbench.suites.crafter.prompts import ACTIONS, balrog_instruction_prompt,
 from playbench.suites.crafter.scores import crafter_score, success_rates
 from playbench.suites.smartplay.crafter.game import SmartPlayCrafter
 from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
+
+#: The facts rows the games are handed (as their tasks hand them).
+SMARTPLAY_ROW = get_task("smartplay/crafter").facts
+BALROG_ROW = get_task("balrog/crafter/default").facts
 
 GOLDEN = """You see:
 - grass 1 steps to your west
@@ -63,7 +68,7 @@ def test_names_match_the_engine():
 
 @pytest.mark.parametrize("compat", [True, False])
 def test_seed0_golden_frame(compat):
-    game = SmartPlayCrafter(SmartPlayCrafterParams(compat=compat))
+    game = SmartPlayCrafter(SmartPlayCrafterParams(compat=compat), SMARTPLAY_ROW)
     obs, info = game.reset(seed=0)
     assert obs == GOLDEN == info["obs"]
     assert info["manual"] == smartplay_manual()
@@ -71,7 +76,7 @@ def test_seed0_golden_frame(compat):
 
 
 def test_history_keeps_the_hidden_tick_only_in_compat():
-    compat = SmartPlayCrafter(SmartPlayCrafterParams(compat=True))
+    compat = SmartPlayCrafter(SmartPlayCrafterParams(compat=True), SMARTPLAY_ROW)
     _, info = compat.reset(seed=0)
     assert info["history"] == (
         "Most recent 1 steps of the player's in-game observation:\n\nPlayer Observation Step 0:\n"
@@ -82,7 +87,7 @@ def test_history_keeps_the_hidden_tick_only_in_compat():
     assert info["history"].startswith("Most recent 2 steps of the player's in-game observation:\n\n"
                                       "Player Observation Step 0:\nYou took action noop.")
     assert "Player Observation Step 1:\n" + GOLDEN in info["history"]
-    fixed = SmartPlayCrafter(SmartPlayCrafterParams())
+    fixed = SmartPlayCrafter(SmartPlayCrafterParams(), SMARTPLAY_ROW)
     _, info = fixed.reset(seed=0)
     assert info["history"] == ""
     _, _, _, _, info = fixed.step("Noop")
@@ -135,7 +140,7 @@ def test_out_of_map_near_the_low_edge():
 
 
 def test_balrog_texts():
-    game = BalrogCrafter(BalrogCrafterParams())
+    game = BalrogCrafter(BalrogCrafterParams(), BALROG_ROW)
     obs, info = game.reset(seed=0)
     long_term, short_term = info["long_term_context"], info["short_term_context"]
     assert long_term.startswith(("You see:", "You see nothing away from you."))

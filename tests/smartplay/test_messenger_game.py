@@ -15,6 +15,11 @@ from playbench.suites.smartplay.messenger.game import MessengerGame
 from playbench.suites.smartplay.params import MessengerParams
 
 
+def _row(level: int):  # noqa: ANN202
+    """The facts row of ``smartplay/messenger-LEVEL``."""
+    return get_task(f"smartplay/messenger-{level}").facts
+
+
 def play(game: MessengerGame, seed: int, policy: str = "random"):
     obs, info = game.reset(seed=seed)
     rng = np.random.default_rng(seed + 99)
@@ -33,13 +38,13 @@ def test_task_registration_and_aliases():
         assert task.id == f"smartplay/messenger-{level}"
         assert task.episodes(task.params({})) == 100
         game = task.make_game(task.params({}), 0)
-        assert game.max_steps == steps and game.tracker.max_steps == 2
+        assert game.max_steps == steps and game.tracker.history == 2
         assert "oracle" in task.reference_agents
 
 
 @pytest.mark.parametrize("level", [1, 2, 3])
 def test_same_seed_same_episode_and_instance_recorded(level):
-    a, b = MessengerGame(MessengerParams(), level), MessengerGame(MessengerParams(), level)
+    a, b = MessengerGame(MessengerParams(), _row(level)), MessengerGame(MessengerParams(), _row(level))
     ta, ia = play(a, 5)
     tb, ib = play(b, 5)
     assert ta == tb and a.instance() == b.instance() and a.manual == b.manual
@@ -49,12 +54,12 @@ def test_same_seed_same_episode_and_instance_recorded(level):
     assert len(inst["manual_sentences"]) == (6 if level == 3 else 3)
     assert inst["manual_source"] == "templated"
     json.dumps(inst)
-    others = {json.dumps(MessengerGame(MessengerParams(), level).reset(seed=s)[1]["manual"]) for s in range(8)}
+    others = {json.dumps(MessengerGame(MessengerParams(), _row(level)).reset(seed=s)[1]["manual"]) for s in range(8)}
     assert len(others) > 1
 
 
 def test_manual_structure():
-    game = MessengerGame(MessengerParams(), 3)
+    game = MessengerGame(MessengerParams(), _row(3))
     _, info = game.reset(seed=3)
     manual = info["manual"]
     assert manual.startswith(CONTEXT + "\n\n")
@@ -65,19 +70,19 @@ def test_manual_structure():
 
 
 def test_layout_and_variant_drawn_per_level():
-    l2 = MessengerGame(MessengerParams(), 2)
+    l2 = MessengerGame(MessengerParams(), _row(2))
     l2.reset(seed=1)
     rows = l2.instance()["layout"]
     corners = {rows[r][c] for r, c in ((2, 2), (2, 7), (7, 2), (7, 7))}
     assert corners == {"X", "E", "M", "G"}
-    l3 = MessengerGame(MessengerParams(), 3)
+    l3 = MessengerGame(MessengerParams(), _row(3))
     l3.reset(seed=1)
     assert set("".join(l3.instance()["layout"])) == {".", "X", "E", "M", "G", "N", "H"}
     assert set(l3.instance()["variant"]) == {"enemy", "message", "goal", "decoy_message", "decoy_goal"}
 
 
 def test_step_text_and_history():
-    game = MessengerGame(MessengerParams(), 2)
+    game = MessengerGame(MessengerParams(), _row(2))
     obs0, info0 = game.reset(seed=2)
     assert info0["history"] == "" and obs0.startswith("You (agent) don't have the message.\n\nYou see:\n- ")
     obs1, *_, info1 = game.step("Move North")
@@ -89,8 +94,8 @@ def test_step_text_and_history():
 def test_score_compat_is_last_reward_fixed_is_outcome():
     # Find an episode where the random policy picks the message up and then times out.
     for seed in range(400):
-        compat = MessengerGame(MessengerParams(compat=True), 2)
-        fixed = MessengerGame(MessengerParams(compat=False), 2)
+        compat = MessengerGame(MessengerParams(compat=True), _row(2))
+        fixed = MessengerGame(MessengerParams(compat=False), _row(2))
         tc, ic = play(compat, seed)
         tf, i_f = play(fixed, seed)
         assert len(tc) == len(tf)
@@ -112,7 +117,7 @@ def test_official_text_file(tmp_path):
                 for r in ("enemy", "message", "goal")} for n in names}
     path = tmp_path / "text_test.json"
     path.write_text(json.dumps(data))
-    game = MessengerGame(MessengerParams(messenger_text=str(path)), 2)
+    game = MessengerGame(MessengerParams(messenger_text=str(path)), _row(2))
     game.reset(seed=0)
     inst = game.instance()
     assert inst["manual_source"] == "official"
@@ -121,7 +126,7 @@ def test_official_text_file(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"airplane": {}}))
     with pytest.raises(PlaybenchError):
-        MessengerGame(MessengerParams(messenger_text=str(bad)), 2)
+        MessengerGame(MessengerParams(messenger_text=str(bad)), _row(2))
 
 
 REFERENCE = {  # §5.4.8: final-score shares, message picked up, mean length (2,000 original episodes)
@@ -133,7 +138,7 @@ REFERENCE = {  # §5.4.8: final-score shares, message picked up, mean length (2,
 @pytest.mark.parametrize("level", [2, 3])
 def test_random_policy_matches_the_original_statistics(level):
     n = 2000
-    game = MessengerGame(MessengerParams(compat=True), level)
+    game = MessengerGame(MessengerParams(compat=True), _row(level))
     scores, picked, lengths = collections.Counter(), 0, []
     for seed in range(n):
         traj, info = play(game, seed)
@@ -155,6 +160,6 @@ def test_random_policy_matches_the_original_statistics(level):
 
 @pytest.mark.parametrize("level,minimum", [(1, 1.0), (2, 0.95), (3, 0.9)])
 def test_oracle_wins(level, minimum):
-    game = MessengerGame(MessengerParams(), level)
+    game = MessengerGame(MessengerParams(), _row(level))
     wins = sum(play(game, seed, "oracle")[1]["completed"] for seed in range(40))
     assert wins / 40 >= minimum

@@ -129,6 +129,11 @@ def check_frame(frame: str, action: str | None) -> None:
         assert frame.endswith("\n")
 
 
+def minecraft(biome: str, **params: bool) -> MinecraftGame:
+    """The game of ``smartplay/minecraft-BIOME``, built from its facts row."""
+    return MinecraftGame(SmartPlayParams(**params), get_task(f"smartplay/minecraft-{biome}").facts)
+
+
 def run(game: MinecraftGame, seed: int, steps: int, policy: str = "random") -> tuple[list[str], dict]:
     obs, info = game.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -142,14 +147,14 @@ def run(game: MinecraftGame, seed: int, steps: int, policy: str = "random") -> t
 
 
 def test_observation_format_entities_and_determinism():
-    game = MinecraftGame(SmartPlayParams(), "desert")
+    game = minecraft("desert")
     frames, info = run(game, 4, 25)
     check_frame(frames[0], None)
     for frame in frames[1:]:
         check_frame(frame, re.match(r"You took action ([A-Za-z ]+)\.", frame).group(1))
-    again, _ = run(MinecraftGame(SmartPlayParams(), "desert"), 4, 25)
+    again, _ = run(minecraft("desert"), 4, 25)
     assert again == frames
-    other, _ = run(MinecraftGame(SmartPlayParams(), "desert"), 5, 3)
+    other, _ = run(minecraft("desert"), 5, 3)
     assert other[0] != frames[0]
     assert info["metrics"]["substitute_world"] is True
     assert game.instance()["world"].startswith("playbench voxel substitute")
@@ -158,7 +163,7 @@ def test_observation_format_entities_and_determinism():
 def test_passive_mobs_show_up_as_entity_lines():
     seen = False
     for seed in range(8):
-        frames, _ = run(MinecraftGame(SmartPlayParams(), "desert"), seed, 15)
+        frames, _ = run(minecraft("desert"), seed, 15)
         with_mobs = [f for f in frames if re.search(r"^ - Entity(Cow|Pig|Sheep|Chicken|Squid), ", f, re.M)]
         if with_mobs:
             seen = True
@@ -190,7 +195,7 @@ def test_spawns_are_on_land_mostly_in_spawn_biomes():
 
 
 def test_completion_ends_the_episode_and_spawn_biome_is_noted():
-    game = MinecraftGame(SmartPlayParams(), "plains")
+    game = minecraft("plains")
     for seed in range(20):
         obs, info = game.reset(seed=seed)
         if game.instance()["spawned_in_goal_biome"]:
@@ -202,7 +207,7 @@ def test_completion_ends_the_episode_and_spawn_biome_is_noted():
 
 
 def test_ice_spikes_compat_can_never_complete():
-    game = MinecraftGame(SmartPlayParams(compat=True), "ice-spikes")
+    game = minecraft("ice-spikes", compat=True)
     assert game.goals == frozenset()
     frames, info = run(game, 0, 5, "oracle")
     assert info["completed"] == 0
@@ -212,7 +217,7 @@ def test_ice_spikes_compat_can_never_complete():
 def test_explorer_reaches_the_goal_biome():
     wins = 0
     for seed in range(4):
-        _, info = run(MinecraftGame(SmartPlayParams(), "forest"), seed, 200, "oracle")
+        _, info = run(minecraft("forest"), seed, 200, "oracle")
         wins += info["completed"]
     assert wins >= 3
 
@@ -224,8 +229,10 @@ from playbench.suites.smartplay.params import SmartPlayParams
 from playbench.suites.smartplay.params import MessengerParams
 from playbench.suites.smartplay.messenger.game import MessengerGame
 from playbench.suites.smartplay.voxel.game import MinecraftGame
+from playbench.core.registry import get_task
 h = hashlib.sha256()
-for game in (MinecraftGame(SmartPlayParams(), "jungle"), MessengerGame(MessengerParams(), 3)):
+for game in (MinecraftGame(SmartPlayParams(), get_task("smartplay/minecraft-jungle").facts),
+             MessengerGame(MessengerParams(), get_task("smartplay/messenger-3").facts)):
     obs, info = game.reset(seed=123)
     h.update(obs.encode())
     rng = np.random.default_rng(7)

@@ -175,8 +175,7 @@ def _step_limit(task: Any, params: Any, game: Any) -> int | None:
     """The episode's step limit as the game, the parameters or the task's facts row state it."""
     if task.one_step:
         return 1
-    for value in (getattr(game, "max_steps", None), getattr(params, "max_steps", None),
-                  getattr(task.facts, "step_limit", None), getattr(task.facts, "steps", None)):
+    for value in (getattr(game, "max_steps", None), getattr(params, "max_steps", None), task.max_steps):
         if isinstance(value, int) and value > 0:
             return value
     return None

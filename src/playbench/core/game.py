@@ -42,9 +42,8 @@ class Game(gymnasium.Env[str, str]):
 
     #: Names of reference policies this game implements in ``reference_action``.
     reference_policies: ClassVar[tuple[str, ...]] = ("random",)
-    #: The step limit of the facts row the game was handed (None: the row has none); parameters may change
-    #: the limit an episode plays (``-T max_steps=``), not this.
-    step_limit: int | None = None
+    #: The step limit its episodes play: the facts row's, unless ``-T max_steps=`` gives another (None: none).
+    max_steps: int | None = None
 
     def __init__(self) -> None:
         super().__init__()

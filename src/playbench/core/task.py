@@ -84,7 +84,6 @@ class Task:
     default_episodes: int | Callable[[Any], int] = 1
     params_model: type[Params] = NoParams
     aliases: tuple[str, ...] = ()
-    metrics: tuple[str, ...] = ("score", "completion")
     reference_agents: tuple[str, ...] = ("random",)
     #: One-step tasks send an official prompt unchanged; prompt strategies must not alter it.
     one_step: bool = False
@@ -100,9 +99,9 @@ class Task:
     engine: Engine | None = None
     #: The row of the suite's facts table this task was built from (reference scores, step limits ...).
     facts: Any = None
-    #: The episode step limit its row declares (None: the row declares none); its games play to it by default,
-    #: and it is the gymnasium id's ``max_episode_steps``.
-    step_limit: int | None = None
+    #: The episode step limit its row declares (None: the row declares none); its games play to it unless
+    #: ``-T max_steps=`` gives another, and it is the gymnasium id's ``max_episode_steps``.
+    max_steps: int | None = None
     #: Why the same seed and actions may not give the same records (``playbench verify`` then counts the task's
     #: episodes not verifiable); None: the games are reproducible from the seed and the executed actions.
     not_reproducible: str | None = None

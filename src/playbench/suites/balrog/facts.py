@@ -1,8 +1,8 @@
 """BALROG's table of facts (``specs/balrog.md`` §1, §6, §12): environments and tasks, the one place they live.
 
 ``ENVS`` holds each environment's title, episodes per preset (``config`` = the repository's config.yaml,
-``paper`` = the paper's tables) and default action; ``TASKS`` one row per task with its step limit and
-aliases, in BALROG's environment order (the order of ``balrog/all``). Games, the report, the groups and
+``paper`` = the paper's tables) and default action; ``TASKS`` one row per task with its step limit
+(``max_steps``), the level it plays and its aliases, in BALROG's environment order (the order of ``balrog/all``). Games, the report, the groups and
 ``playbench list`` read it. Only plain data is imported here (Baba Is AI's level list).
 """
 
@@ -35,22 +35,29 @@ class BalrogEnv:
         return {"config": self.config_episodes, "paper": self.paper_episodes}[preset]
 
 
+#: The task kinds of BabyAI's ``MixedTrainLocal``: the levels a BabyAI row may play.
+BABYAI_LEVELS: tuple[str, ...] = ("goto", "pickup", "open", "putnext", "pick_up_seq_go_to")
+
+
 @dataclass(frozen=True)
 class BalrogTask:
     """One BALROG task ``balrog/<env>/<name>``."""
 
     env: str
     name: str
-    step_limit: int
+    #: The episode step limit (the environment's own; ``-T max_steps=`` stops episodes sooner or later).
+    max_steps: int
     aliases: tuple[str, ...] = ()
     #: MiniHack/NetHack: the original env id and the game kind (``boxoban``, ``navigation``, ``plain``).
     original: str = ""
     kind: str = ""
-    #: TextWorld: the step count its prompt states, used with ``-T step_limit=prompt`` (B10).
+    #: TextWorld: the step count its prompt states, used with ``-T max_steps_mode=prompt`` (B10).
     prompt_steps: int | None = None
     #: A typical episode's length, for ``eval --dry-run``'s typical cost, where the step limit is far above
     #: it (None: priced at the limit). Source: the median of 5 episodes of playbench's random agent, seed 0.
     typical_steps: int | None = None
+    #: BabyAI and Baba Is AI: the level the game builds (a ``BABYAI_LEVELS`` kind, a ``babaisai.data.LEVELS`` id).
+    level: str = ""
 
     @property
     def id(self) -> str:
@@ -70,7 +77,7 @@ ENVS: tuple[BalrogEnv, ...] = (
 
 
 def _babyai(kind: str, steps: int) -> BalrogTask:
-    return BalrogTask("babyai", kind, steps, (f"BabyAI-MixedTrainLocal-v0/{kind}",))
+    return BalrogTask("babyai", kind, steps, (f"BabyAI-MixedTrainLocal-v0/{kind}",), level=kind)
 
 
 def _minihack(name: str, original: str, kind: str) -> BalrogTask:
@@ -88,7 +95,7 @@ TASKS: tuple[BalrogTask, ...] = (
     BalrogTask("textworld", "treasure_hunter", 80, prompt_steps=40),
     BalrogTask("textworld", "the_cooking_game", 80, prompt_steps=80),
     BalrogTask("textworld", "coin_collector", 80, prompt_steps=25),
-    *(BalrogTask("babaisai", level, 100, (f"env/{level}",)) for level in LEVELS),
+    *(BalrogTask("babaisai", level, 100, (f"env/{level}",), level=level) for level in LEVELS),
     _minihack("boxoban-hard", "MiniHack-Boxoban-Hard-v0", "boxoban"),
     _minihack("boxoban-medium", "MiniHack-Boxoban-Medium-v0", "boxoban"),
     _minihack("mazewalk-9x9", "MiniHack-MazeWalk-9x9-v0", "navigation"),

@@ -5,7 +5,7 @@ A ``BalrogGame`` turns an engine into a playbench Game the way BALROG's evaluato
 long-term context (``info["long_term_context"]``; ``info["short_term_context"]`` holds the
 short-term part, empty for BabyAI and TextWorld); an output that is not a valid action executes the
 default action and the *next* observation carries BALROG's "Defaulted to action" note; the episode
-stops at the step limit; ``info["score"]`` is the progression (0..1) and ``info["completed"]`` 1 for
+stops at the step limit (the facts row's, unless ``-T max_steps=`` gives another); ``info["score"]`` is the progression (0..1) and ``info["completed"]`` 1 for
 a won episode.
 
 The runner tells the game about an invalid output through ``note_invalid_action(raw)`` before it
@@ -20,17 +20,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from playbench.core.game import Game
-from playbench.suites.balrog import facts
 from playbench.suites.balrog.facts import BalrogTask
 from playbench.suites.balrog.protocol import invalid_action_feedback
-
-
-def row_of(env: str, row: BalrogTask | str) -> BalrogTask:
-    """The facts row a game plays: the one its task hands it.
-
-    A game built directly (tests, scripts) may name a built-in row instead: that row of the table.
-    """
-    return row if isinstance(row, BalrogTask) else facts.task(env, row)
 
 
 @dataclass
@@ -48,15 +39,18 @@ class BalrogGame(Game):
     #: The BALROG environment name (``babyai``, ``textworld`` ...).
     env_name: str = ""  # per instance for NetHack/MiniHack (nle/game.py)
     reference_policies: ClassVar[tuple[str, ...]] = ("random", "oracle")
-    #: The step limit of the game's facts row (every BALROG row has one): each game sets it from its row.
-    step_limit: int = 0
 
-    def __init__(self, *, images: bool = False, feedback: bool = True, max_steps: int | None = None) -> None:
+    def __init__(self, row: BalrogTask, *, images: bool = False, feedback: bool = True,
+                 max_steps: int | None = None) -> None:
+        """``row``: the task's facts row; ``max_steps``: BALROG's ``eval.max_steps_per_episode`` (None: the row's).
+
+        The engine itself keeps the row's limit (``row.max_steps``) either way, as BALROG's environments do.
+        """
         super().__init__()
+        self.row = row
         self.images = images
         self.feedback = feedback
-        self.max_steps_override = max_steps
-        self.max_steps = 0
+        self.max_steps: int = max_steps or row.max_steps
         self.steps = 0
         self.failed_candidates: list[str] = []
         self.action_frequency: Counter[str] = Counter()
@@ -67,8 +61,8 @@ class BalrogGame(Game):
 
     # -- subclass hooks -------------------------------------------------------------------------
 
-    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
-        """Reset the engine from the episode seed: (first frame, instruction prompt, engine step limit)."""
+    def _engine_reset(self, seed: int) -> tuple[Frame, str]:
+        """Reset the engine from the episode seed: (first frame, instruction prompt)."""
         raise NotImplementedError
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
@@ -109,8 +103,7 @@ class BalrogGame(Game):
         self._pending_invalid = None
         self._done = False
         self.invalid_actions = 0
-        frame, self.manual, limit = self._engine_reset(self.next_seed(seed))
-        self.max_steps = self.max_steps_override or limit
+        frame, self.manual = self._engine_reset(self.next_seed(seed))
         self._frame = frame
         return frame.long_term, self._info(frame)
 

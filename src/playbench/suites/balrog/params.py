@@ -23,26 +23,30 @@ class BalrogParams(Params):
 
 
 class TextWorldParams(BalrogParams):
-    """TextWorld adds the games played and the optional prompt step limits (B10).
+    """TextWorld adds the games played and the mode of its step limit (B10).
 
     ``games``: ``None`` = BALROG's 25 published games of the task (regenerated locally); a number N = the
     first N of them; a folder PATH = the user's games (``.z8``, or ``.ulx``/``.json`` with the game's
     ``.json``). Episode ``i`` plays game ``i mod n``. ``game_set=legacy`` is the set playbench generated
     before it played BALROG's games (``games`` = how many, default the preset's episode count); run
     records written before this parameter existed name it implicitly, so those runs resume unchanged.
-    ``step_limit=prompt`` uses the 40/80/25 steps the prompts state.
+    ``max_steps_mode=prompt`` plays to the 40/80/25 steps the prompts state instead of the engine's 80 (its
+    name before was ``step_limit``, still accepted: runs recorded with it resume unchanged).
     """
+
+    renamed = {"step_limit": "max_steps_mode"}
 
     games: int | str | None = None
     game_set: Literal["balrog", "legacy"] = "balrog"
-    step_limit: Literal["engine", "prompt"] = "engine"
+    max_steps_mode: Literal["engine", "prompt"] = "engine"
 
     @model_validator(mode="before")
     @classmethod
     def _recorded_before_balrog_games(cls, data: Any) -> Any:
         # A full record of the parameters as runs stored them before ``game_set`` existed (every key,
         # ``games`` a count or null) played the legacy set: keep it for them.
-        if isinstance(data, dict) and "game_set" not in data and _LEGACY_RECORD <= data.keys() \
+        keys = {cls.renamed.get(key, key) for key in data} if isinstance(data, dict) else set()  # old names too
+        if isinstance(data, dict) and "game_set" not in data and _LEGACY_RECORD <= keys \
                 and not isinstance(data.get("games"), str):
             return {**data, "game_set": "legacy"}
         return data
@@ -68,4 +72,4 @@ class TextWorldParams(BalrogParams):
 
 
 #: The keys of a TextWorld parameter record written before ``game_set`` existed.
-_LEGACY_RECORD = frozenset({"preset", "images", "compat", "feedback", "max_steps", "games", "step_limit"})
+_LEGACY_RECORD = frozenset({"preset", "images", "compat", "feedback", "max_steps", "games", "max_steps_mode"})

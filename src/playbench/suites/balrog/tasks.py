@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from playbench.core.suite import Group, Suite
 from playbench.core.task import Task
 from playbench.suites.balrog import facts
+from playbench.suites.balrog.babaisai.data import LEVELS as BABA_LEVELS
 from playbench.suites.balrog.babaisai.tasks import build_task as babaisai_task
 from playbench.suites.balrog.crafter.params import BalrogCrafterParams
 from playbench.suites.balrog.facts import BalrogTask
@@ -32,7 +33,7 @@ def _babyai(row: BalrogTask) -> Task:
 
     return Task(
         id=row.id,
-        description=f"BALROG BabyAI-Text MixedTrainLocal '{row.name}' (Minigrid, level from the episode seed)",
+        description=f"BALROG BabyAI-Text MixedTrainLocal '{row.level}' (Minigrid, level from the episode seed)",
         make_game=make,
         default_episodes=lambda p: episodes_for("babyai", p.preset),
         params_model=BalrogParams,
@@ -42,7 +43,7 @@ def _babyai(row: BalrogTask) -> Task:
         picture="facing-map",
         engine=BABYAI,
         facts=row,
-        step_limit=row.step_limit,
+        max_steps=row.max_steps,
     )
 
 
@@ -70,7 +71,7 @@ def _textworld(row: BalrogTask) -> Task:
         from playbench.suites.balrog.textworld.game import TextWorldGame
 
         return TextWorldGame(row, index, _textworld_set(row, params), compat=params.compat,
-                             step_limit=params.step_limit, **_common(params))
+                             max_steps_mode=params.max_steps_mode, **_common(params))
 
     def note(params: TextWorldParams) -> str:
         games = _textworld_set(row, params)
@@ -93,7 +94,7 @@ def _textworld(row: BalrogTask) -> Task:
         note=note,
         engine=TEXTWORLD,
         facts=row,
-        step_limit=row.step_limit,
+        max_steps=row.max_steps,
     )
 
 
@@ -106,20 +107,19 @@ def _crafter(row: BalrogTask) -> Task:
     return Task(
         id=row.id,
         description=(
-            f"BALROG Crafter on the real crafter 1.8.3 engine (reproducible): {row.step_limit:,} steps, "
+            f"BALROG Crafter on the real crafter 1.8.3 engine (reproducible): {row.max_steps:,} steps, "
             "progression = achievements unlocked / 22; images=true for VLM mode (256x256)"
         ),
         make_game=make,
         default_episodes=lambda params: episodes_for("crafter", params.preset),
         params_model=BalrogCrafterParams,
         aliases=row.aliases,
-        metrics=("score", "progression", "achievements_unlocked"),
         reference_agents=("random", "oracle"),
         tags=("balrog", "crafter"),
         picture="compass-map",
         engine=CRAFTER,
         facts=row,
-        step_limit=row.step_limit,
+        max_steps=row.max_steps,
     )
 
 
@@ -133,7 +133,7 @@ def build_task(row: BalrogTask) -> Task:
 
 
 def check_facts(task: Task) -> list[str]:
-    """What the BALROG report needs of a task: its row, a known environment and a step limit."""
+    """What the BALROG report needs of a task: its row, a known environment, a step limit and the level it plays."""
     row = task.facts
     if not isinstance(row, BalrogTask):
         return [f"{task.id}: no BALROG facts row"]
@@ -142,8 +142,9 @@ def check_facts(task: Task) -> list[str]:
         problems.append(f"{task.id}: environment {row.env!r} is not in facts.ENVS")
     if task.id != row.id:
         problems.append(f"{task.id}: the id must be balrog/<env>/<name> of its row")
-    if row.step_limit < 1:
-        problems.append(f"{task.id}: needs a step limit of at least 1")
+    if row.max_steps < 1:
+        problems.append(f"{task.id}: needs a step limit (max_steps) of at least 1")
+    problems += _level_problems(task.id, row)
     if row.env == "textworld" and not row.prompt_steps:
         problems.append(f"{task.id}: a TextWorld task needs the step count its prompt states")
     if row.kind and row.env not in ("minihack", "nle"):
@@ -151,6 +152,18 @@ def check_facts(task: Task) -> list[str]:
     if row.env in ("minihack", "nle") and (not row.original or row.kind not in ("boxoban", "navigation", "plain")):
         problems.append(f"{task.id}: a MiniHack/NetHack row needs its original env id and a game kind")
     return problems
+
+
+def _level_problems(task_id: str, row: BalrogTask) -> list[str]:
+    """A BabyAI or Baba Is AI row names a level its engine builds; no other row names one."""
+    known = {"babyai": (facts.BABYAI_LEVELS, "facts.BABYAI_LEVELS"),
+             "babaisai": (tuple(BABA_LEVELS), "babaisai.data.LEVELS")}.get(row.env)
+    if known is None:
+        return [f"{task_id}: only BabyAI and Baba Is AI rows name a level"] if row.level else []
+    levels, where = known
+    if row.level not in levels:
+        return [f"{task_id}: level {row.level!r} is not in {where}"]
+    return []
 
 
 _ALL = [row.id for row in facts.TASKS]

@@ -55,7 +55,6 @@ def build_task(row: GraspTask) -> Task:
         default_episodes=episodes,
         params_model=GraspParams,
         aliases=row.aliases,
-        metrics=("score", "completion", "length", "energy_fixed", "energy_compat"),
         reference_agents=("random", "greedy", "optimal"),
         one_step=not row.interactive,
         tags=("spatial", "planning", "interactive" if row.interactive else "one-step"),

@@ -84,7 +84,6 @@ def build_task(row: MangoTask) -> Task:
         make_game=_make(row.question),
         default_episodes=_episodes(row.question),
         params_model=MangoParams,
-        metrics=("score", "completion", "loose", "reasoning"),
         reference_agents=("random", "oracle"),
         one_step=True,
         aliases=row.aliases,

@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 
 from playbench.suites.smartplay.base import SmartPlayGame, action_list_text
+from playbench.suites.smartplay.facts import SmartPlayTask
 from playbench.suites.smartplay.params import SmartPlayParams
 
 VARIANTS: dict[str, tuple[float, float]] = {
@@ -23,14 +24,13 @@ MANUAL = (
 class BanditGame(SmartPlayGame):
     """Pull one of two arms; reward 1 with the arm's probability, else -1. Score = optimal pulls."""
 
-    facts_game = "bandit"
     actions = ACTIONS
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: SmartPlayParams, variant: str, limits: tuple[int, int] | None = None) -> None:
-        super().__init__(params, variant, limits)
-        self.variant = variant
-        self.base_p = np.array(VARIANTS[variant])
+    def __init__(self, params: SmartPlayParams, row: SmartPlayTask) -> None:
+        super().__init__(params, row)
+        self.variant = str(row.variant)
+        self.base_p = np.array(VARIANTS[self.variant])
         self.manual = MANUAL
         self.p = self.base_p.copy()
         self.r = np.ones(2)

@@ -1,11 +1,11 @@
 """What every SmartPlay game shares: manual, history, rollout limit, score and completion in ``info``."""
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from playbench.core.game import Game
-from playbench.suites.smartplay.facts import limits_of
+from playbench.suites.smartplay.facts import SmartPlayTask
 from playbench.suites.smartplay.history import HistoryTracker
 from playbench.suites.smartplay.params import SmartPlayParams
 
@@ -13,21 +13,16 @@ from playbench.suites.smartplay.params import SmartPlayParams
 class SmartPlayGame(Game):
     """A SmartPlay game: subclasses implement ``_reset``, ``_step`` and the manual."""
 
-    #: The game's name in the facts table (``SmartPlayTask.game``).
-    facts_game: ClassVar[str] = ""
     actions: list[str] = []
-    #: The rollout length of the task's row (``SmartPlayTask.steps``); ``-T max_steps=`` plays another.
-    step_limit: int = 0
 
-    def __init__(self, params: SmartPlayParams, variant: str | int | None = None,
-                 limits: tuple[int, int] | None = None) -> None:
-        """``limits``: the ``(steps, history)`` defaults of the task's facts row (looked up when not given)."""
+    def __init__(self, params: SmartPlayParams, row: SmartPlayTask) -> None:
+        """``row``: the task's facts row (its variant, step limit and history); parameters may set others."""
         super().__init__()
         self.params = params
+        self.row = row
         self.compat = params.compat
-        self.step_limit, self.default_history = limits or limits_of(self.facts_game, variant)
-        self.max_steps = params.max_steps or self.step_limit
-        self.tracker = HistoryTracker(params.history or self.default_history)
+        self.max_steps: int = params.max_steps or row.max_steps
+        self.tracker = HistoryTracker(params.history or row.history)
         self.score = 0.0
         self.completed = 0
         self.t = 0

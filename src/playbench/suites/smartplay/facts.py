@@ -1,7 +1,7 @@
 """SmartPlay's table of task facts (``specs/smartplay.md`` §1, §4): the one place these numbers live.
 
 One row per task: the game and its variant, the original gym id (aliases ``<Id>`` and ``<Id>-v0``),
-the default trials, the reference scores of the normalized score and the capability degrees (Table 3).
+the default episode count (the original's trials), the step limit, the reference scores of the normalized score and the capability degrees (Table 3).
 Scoring, capabilities, the report, the ``smartplay/benchmark-v0`` group and ``playbench list`` read it.
 This module imports no game code.
 """
@@ -48,9 +48,11 @@ class SmartPlayTask:
     game: Literal["bandit", "rps", "hanoi", "messenger", "crafter", "minecraft"]
     variant: str | int | None
     original: str
-    trials: int
-    #: The rollout's max steps and the history kept (the original code's values, §1).
-    steps: int
+    #: The default episode count (the original's trials; ``-T episodes=`` sets another).
+    episodes: int
+    #: The rollout's step limit and the history kept (the original code's values, §1; ``-T max_steps=`` and
+    #: ``-T history=`` set others).
+    max_steps: int
     history: int
     reference: Reference
     degrees: Degrees
@@ -65,11 +67,6 @@ class SmartPlayTask:
     def id(self) -> str:
         """``smartplay/<name>``."""
         return f"smartplay/{self.name}"
-
-    @property
-    def limits(self) -> tuple[int, int]:
-        """``(steps, history)`` defaults of the game."""
-        return self.steps, self.history
 
     @property
     def score(self) -> Metric:
@@ -145,10 +142,3 @@ TASKS: tuple[SmartPlayTask, ...] = (
 #: The benchmark group: SmartPlay's ``benchmark_games_v0``, the ★ games in Table 2's column order.
 BENCHMARK_GROUP = "smartplay/benchmark-v0"
 
-
-def limits_of(game: str, variant: str | int | None) -> tuple[int, int]:
-    """``(steps, history)`` of the row of ``game`` and ``variant`` (for a game built without its row)."""
-    for row in TASKS:
-        if row.game == game and row.variant == variant:
-            return row.limits
-    raise KeyError(f"no SmartPlay facts row for {game} {variant!r}: pass the row's limits")

@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 
 from playbench.suites.smartplay.base import SmartPlayGame, action_list_text
+from playbench.suites.smartplay.facts import SmartPlayTask
 from playbench.suites.smartplay.params import SmartPlayParams
 
 RODS = "ABC"
@@ -63,13 +64,12 @@ def next_optimal_move(rods: list[list[int]]) -> tuple[int, int] | None:
 class HanoiGame(SmartPlayGame):
     """Move the stack from rod A to rod C. Score = disks on rod C; illegal moves cost -1."""
 
-    facts_game = "hanoi"
     actions = ACTIONS
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: SmartPlayParams, disks: int, limits: tuple[int, int] | None = None) -> None:
-        super().__init__(params, disks, limits)
-        self.disks = disks
+    def __init__(self, params: SmartPlayParams, row: SmartPlayTask) -> None:
+        super().__init__(params, row)
+        self.disks = disks = int(row.variant or 0)
         start = [list(range(disks - 1, -1, -1)), [], []]
         goal = [[], [], list(range(disks - 1, -1, -1))]
         self.manual = MANUAL_TEMPLATE.format(start=rods_text(start), goal=rods_text(goal)) + action_list_text(ACTIONS)

@@ -4,11 +4,11 @@ from collections import deque
 
 
 class HistoryTracker:
-    """Keeps the last ``max_steps`` observations and renders SmartPlay's history block."""
+    """Keeps the last ``history`` observations and renders SmartPlay's history block."""
 
-    def __init__(self, max_steps: int) -> None:
-        self.max_steps = max_steps
-        self._obs: deque[str] = deque(maxlen=max(1, max_steps))
+    def __init__(self, history: int) -> None:
+        self.history = history
+        self._obs: deque[str] = deque(maxlen=max(1, history))
         self._count = 0  # observations stored so far, including those dropped
 
     def reset(self) -> None:

@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 
 from playbench.suites.smartplay.base import SmartPlayGame, action_list_text
+from playbench.suites.smartplay.facts import SmartPlayTask
 from playbench.suites.smartplay.params import SmartPlayParams
 
 ACTIONS = ["Rock", "Paper", "Scissor"]
@@ -37,14 +38,13 @@ def outcome(a: int, o: int) -> int:
 class RPSGame(SmartPlayGame):
     """Each round the opponent samples from a hidden distribution. Score = rounds played optimally."""
 
-    facts_game = "rps"
     actions = ACTIONS
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: SmartPlayParams, variant: str, limits: tuple[int, int] | None = None) -> None:
-        super().__init__(params, variant, limits)
-        self.variant = variant
-        self.base_p, self.base_s = VARIANTS[variant]
+    def __init__(self, params: SmartPlayParams, row: SmartPlayTask) -> None:
+        super().__init__(params, row)
+        self.variant = str(row.variant)
+        self.base_p, self.base_s = VARIANTS[self.variant]
         self.p = np.array(self.base_p)
         self.s = list(self.base_s)
         self.optimal = 0

@@ -3,7 +3,7 @@
 Engines are imported lazily inside ``make_game``.
 """
 
-from collections.abc import Callable
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from playbench.core.params import Params
@@ -19,40 +19,22 @@ if TYPE_CHECKING:  # games load when one is made, not to list tasks
     from playbench.core.game import Game
 
 
-def _bandit(params: Any, row: SmartPlayTask) -> "Game":
-    from playbench.suites.smartplay.bandit import BanditGame
-
-    return BanditGame(params, str(row.variant), row.limits)
-
-
-def _rps(params: Any, row: SmartPlayTask) -> "Game":
-    from playbench.suites.smartplay.rps import RPSGame
-
-    return RPSGame(params, str(row.variant), row.limits)
-
-
-def _hanoi(params: Any, row: SmartPlayTask) -> "Game":
-    from playbench.suites.smartplay.hanoi import HanoiGame
-
-    return HanoiGame(params, int(row.variant or 0), row.limits)
+#: game -> (its Game class as ``module:Class``, imported when a game is made; its parameter model)
+_GAMES: dict[str, tuple[str, type[Params]]] = {
+    "bandit": ("playbench.suites.smartplay.bandit:BanditGame", SmartPlayParams),
+    "rps": ("playbench.suites.smartplay.rps:RPSGame", SmartPlayParams),
+    "hanoi": ("playbench.suites.smartplay.hanoi:HanoiGame", SmartPlayParams),
+    "messenger": ("playbench.suites.smartplay.messenger.game:MessengerGame", MessengerParams),
+    "crafter": ("playbench.suites.smartplay.crafter.game:SmartPlayCrafter", SmartPlayCrafterParams),
+    "minecraft": ("playbench.suites.smartplay.voxel.game:MinecraftGame", SmartPlayParams),
+}
 
 
-def _messenger(params: Any, row: SmartPlayTask) -> "Game":
-    from playbench.suites.smartplay.messenger.game import MessengerGame
-
-    return MessengerGame(params, int(row.variant or 0), row.limits)
-
-
-def _crafter(params: Any, row: SmartPlayTask) -> "Game":
-    from playbench.suites.smartplay.crafter.game import SmartPlayCrafter
-
-    return SmartPlayCrafter(params, row.limits)
-
-
-def _minecraft(params: Any, row: SmartPlayTask) -> "Game":
-    from playbench.suites.smartplay.voxel.game import MinecraftGame
-
-    return MinecraftGame(params, str(row.variant), row.limits)
+def _make_game(params: Any, row: SmartPlayTask) -> "Game":
+    """The Game of ``row``, handed its row."""
+    module, _, name = _GAMES[row.game][0].partition(":")
+    game: Game = getattr(importlib.import_module(module), name)(params, row)
+    return game
 
 
 def _check_messenger_text(params: MessengerParams) -> None:
@@ -77,31 +59,22 @@ def _messenger_note(params: MessengerParams) -> str:
 def _describe(row: SmartPlayTask) -> str:
     v = row.variant
     if row.game == "bandit":
-        return f"SmartPlay two-armed bandit ({v}): {row.steps} pulls, score = pulls of the best arm"
+        return f"SmartPlay two-armed bandit ({v}): {row.max_steps} pulls, score = pulls of the best arm"
     if row.game == "rps":
-        return f"SmartPlay rock-paper-scissors ({v}) against a biased opponent, {row.steps} rounds"
+        return f"SmartPlay rock-paper-scissors ({v}) against a biased opponent, {row.max_steps} rounds"
     if row.game == "hanoi":
-        return f"SmartPlay Tower of Hanoi with {v} disks, {row.steps} steps, score = disks on rod C"
+        return f"SmartPlay Tower of Hanoi with {v} disks, {row.max_steps} steps, score = disks on rod C"
     if row.game == "messenger":
         return f"SmartPlay Messenger {row.note}. Native engine (no py-vgdl); score +1 delivered / -1 lost"
     if row.game == "crafter":
         return ("SmartPlay Crafter on the real crafter 1.8.3 engine (reproducible, text-only by default): 64x64 "
-                f"world, {row.steps:,} steps, score = running sum of achievements unlocked (human 2680)")
+                f"world, {row.max_steps:,} steps, score = running sum of achievements unlocked (human 2680)")
     num, word = FIND_TASKS[str(v)]
-    return (f"SmartPlay Minecraft creative:{num}, find a {word} biome in {row.steps} steps. SUBSTITUTE WORLD: a native "
+    return (f"SmartPlay Minecraft creative:{num}, find a {word} biome in {row.max_steps} steps. SUBSTITUTE WORLD: a native "
             "voxel world with MineDojo's text interface (MineDojo itself cannot run offline); scores are not "
             "comparable with the paper's Minecraft column")
 
 
-#: game -> (game factory, parameter model)
-_GAMES: dict[str, tuple[Callable[[Any, SmartPlayTask], "Game"], type[Params]]] = {
-    "bandit": (_bandit, SmartPlayParams),
-    "rps": (_rps, SmartPlayParams),
-    "hanoi": (_hanoi, SmartPlayParams),
-    "messenger": (_messenger, MessengerParams),
-    "crafter": (_crafter, SmartPlayCrafterParams),
-    "minecraft": (_minecraft, SmartPlayParams),
-}
 
 
 #: what the viewer draws from each game's observation text
@@ -111,27 +84,25 @@ _PICTURES: dict[str, PictureKind] = {"hanoi": "hanoi", "messenger": "compass-map
 
 def build_task(row: SmartPlayTask) -> Task:
     """The Task of one facts row."""
-    make, params_model = _GAMES[row.game]
     extra: dict[str, Any] = {}
     if row.game == "messenger":
         extra["check_inputs"] = _check_messenger_text
         extra["note"] = _messenger_note
     if row.game == "crafter":
         extra["engine"] = CRAFTER
-        extra["metrics"] = ("score", "completion", "achievements_unlocked", "return")
         extra["tags"] = ("smartplay", "crafter")
     if row.game == "minecraft":
         extra["tags"] = ("substitute",)
     return Task(
         id=row.id,
         description=_describe(row),
-        make_game=lambda params, index: make(params, row),
-        default_episodes=lambda params: params.episodes or row.trials,
-        params_model=params_model,
+        make_game=lambda params, index: _make_game(params, row),
+        default_episodes=lambda params: params.episodes or row.episodes,
+        params_model=_GAMES[row.game][1],
         aliases=row.aliases,
         reference_agents=("random", "oracle"),
         facts=row,
-        step_limit=row.steps,
+        max_steps=row.max_steps,
         picture=_PICTURES.get(row.game),
         **extra,
     )
@@ -150,8 +121,8 @@ def check_facts(task: Task) -> list[str]:
         problems.append(f"{task.id}: needs {len(CAPABILITIES)} capability degrees between 1 and 4")
     if row.table2 is not None and ref.kind != "human":
         problems.append(f"{task.id}: a Table 2 game needs a human reference score")
-    if min(row.trials, row.steps, row.history) < 1:
-        problems.append(f"{task.id}: trials, steps and history must be at least 1")
+    if min(row.episodes, row.max_steps, row.history) < 1:
+        problems.append(f"{task.id}: episodes, max_steps and history must be at least 1")
     return problems
 
 

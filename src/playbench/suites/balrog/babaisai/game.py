@@ -20,7 +20,7 @@ from playbench.suites.balrog.babaisai.text import (
     rules_text,
 )
 from playbench.suites.balrog.facts import BalrogTask
-from playbench.suites.balrog.game import BalrogGame, Frame, row_of
+from playbench.suites.balrog.game import BalrogGame, Frame
 
 TILE = 32
 
@@ -32,7 +32,7 @@ class BabaGame(BalrogGame):
 
     def __init__(
         self,
-        level: BalrogTask | str,
+        row: BalrogTask,
         *,
         compat: bool = False,
         baba_text: str = "compat",
@@ -41,14 +41,12 @@ class BabaGame(BalrogGame):
         feedback: bool = True,
         max_steps: int | None = None,
     ) -> None:
-        super().__init__(images=images, feedback=feedback, max_steps=max_steps)
+        super().__init__(row, images=images, feedback=feedback, max_steps=max_steps)
         if images:
             from playbench.suites.balrog.babaisai.render import check_opencv
 
             check_opencv()  # the rule words are drawn with OpenCV 4, as the original draws them
-        row = row_of("babaisai", level)  # the task's row, or a built-in row's name (the level)
-        self.level_id = row.name
-        self.step_limit = row.step_limit
+        self.level_id = row.level
         self.compat = compat
         self.corrected = baba_text == "corrected"
         self.add_ruleset = True if compat else add_ruleset
@@ -63,9 +61,9 @@ class BabaGame(BalrogGame):
         self._initial_layout = ""
 
     @classmethod
-    def from_params(cls, level: BalrogTask | str, params: BabaParams) -> BabaGame:
-        """Build the game of ``level`` (a facts row, or a built-in row's name) from task parameters."""
-        return cls(level, compat=params.compat, baba_text=params.baba_text, add_ruleset=params.add_ruleset,
+    def from_params(cls, row: BalrogTask, params: BabaParams) -> BabaGame:
+        """Build the game of the task's facts row from task parameters."""
+        return cls(row, compat=params.compat, baba_text=params.baba_text, add_ruleset=params.add_ruleset,
                    images=params.images, feedback=params.feedback, max_steps=params.max_steps)
 
     # -- actions ----------------------------------------------------------------------------------
@@ -82,7 +80,7 @@ class BabaGame(BalrogGame):
     # -- engine -----------------------------------------------------------------------------------
 
     def _new_level(self) -> None:
-        self.level = generate(self.level_id, self.rng, self.step_limit)
+        self.level = generate(self.level_id, self.rng, self.row.max_steps)  # the engine keeps the row's limit
         self.world = self.level.world
         self._plan = []
 
@@ -111,7 +109,7 @@ class BabaGame(BalrogGame):
         size = (self.world.width * TILE, self.world.height * TILE)
         return broken_you_text(old_rules, new_text, size)
 
-    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
+    def _engine_reset(self, seed: int) -> tuple[Frame, str]:
         self._seed = seed
         self.rng = level_rng(seed)  # BALROG: np.random.seed(seed) before reset
         self._won = False
@@ -120,7 +118,7 @@ class BabaGame(BalrogGame):
         self._new_level()
         assert self.world is not None
         self._initial_layout = "\n".join(self.world.render_rows())
-        return self._make_frame(self._text()), INSTRUCTION_PROMPT, self.step_limit
+        return self._make_frame(self._text()), INSTRUCTION_PROMPT
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         assert self.world is not None  # set by reset()

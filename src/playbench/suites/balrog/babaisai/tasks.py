@@ -27,8 +27,8 @@ def build_task(row: BalrogTask) -> Task:
     """The Task of one Baba Is AI row."""
     return Task(
         id=row.id,
-        description=(f"BALROG Baba Is AI level env/{row.name}: rewrite the rules and reach a WIN object "
-                     f"({row.step_limit} steps)"),
+        description=(f"BALROG Baba Is AI level env/{row.level}: rewrite the rules and reach a WIN object "
+                     f"({row.max_steps} steps)"),
         make_game=lambda params, index: _make_game(params, row),
         default_episodes=lambda params: episodes_for("babaisai", params.preset),
         params_model=BabaParams,
@@ -37,5 +37,5 @@ def build_task(row: BalrogTask) -> Task:
         tags=("balrog", "babaisai"),
         picture="screen-map",
         facts=row,
-        step_limit=row.step_limit,
+        max_steps=row.max_steps,
     )

@@ -9,7 +9,7 @@ from playbench.suites.balrog import facts
 from playbench.suites.balrog.babyai.levels import MixedTrainLocal
 from playbench.suites.balrog.babyai.text import balrog_text, describe_view
 from playbench.suites.balrog.facts import BalrogTask
-from playbench.suites.balrog.game import BalrogGame, Frame, row_of
+from playbench.suites.balrog.game import BalrogGame, Frame
 from playbench.suites.balrog.protocol import BABYAI_ACTIONS, babyai_prompt
 
 _ACTION_INDEX = {name: i for i, name in enumerate(BABYAI_ACTIONS)}
@@ -22,12 +22,10 @@ class BabyAIGame(BalrogGame):
 
     env_name = "babyai"
 
-    def __init__(self, row: BalrogTask | str, **kwargs: Any) -> None:
-        """``row``: the task's facts row (its ``name`` is the BabyAI kind), or a built-in row's name."""
-        super().__init__(**kwargs)
-        row = row_of("babyai", row)
-        self.kind = row.name
-        self.step_limit = row.step_limit
+    def __init__(self, row: BalrogTask, **kwargs: Any) -> None:
+        """``row``: the task's facts row (its ``level`` is the BabyAI kind the game builds)."""
+        super().__init__(row, **kwargs)
+        self.kind = row.level
         self.env = MixedTrainLocal(self.kind)
         self._success = False
         self._bot: BabyAIBot | None = None
@@ -50,13 +48,13 @@ class BabyAIGame(BalrogGame):
         image = self.env.get_pov_render(TILE_SIZE) if self.images else None
         return Frame(text, "", image)
 
-    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
+    def _engine_reset(self, seed: int) -> tuple[Frame, str]:
         self._seed = seed
         self._success = False
         self._bot = None
         self._last_action = None
         obs, _ = self.env.reset(seed=seed)
-        return self._frame_now(obs), babyai_prompt(self.env.mission), self.step_limit
+        return self._frame_now(obs), babyai_prompt(self.env.mission)
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         index = _ACTION_INDEX[action]

@@ -32,7 +32,8 @@ from minigrid.envs.babyai.core.verifier import (
     PutNextInstr,
 )
 
-KINDS: tuple[str, ...] = ("goto", "pickup", "open", "putnext", "pick_up_seq_go_to")
+from playbench.suites.balrog.facts import BABYAI_LEVELS
+
 #: Missions containing one of these phrases are held out of the training levels and regenerated.
 HELD_OUT: tuple[str, ...] = ("yellow box", "red key", "red door", "green ball", "grey door")
 #: Colours of the locked door of the ``open`` level (red and grey doors are held out).
@@ -49,7 +50,7 @@ class MixedTrainLocal(RoomGridLevel):
     instrs: Instr  # set by gen_mission()
 
     def __init__(self, kind: str, room_size: int = 8, num_dists: int = 0, **kwargs: Any) -> None:
-        if kind not in KINDS:
+        if kind not in BABYAI_LEVELS:
             raise ValueError(f"unknown BabyAI task kind {kind!r}")
         self.kind = kind
         self.num_dists = num_dists

@@ -25,10 +25,9 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
     env_name = "crafter"
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: BalrogCrafterParams, row: BalrogTask | None = None) -> None:
-        """``row``: the task's facts row (built directly without one: ``balrog/crafter/default``'s)."""
-        super().__init__(images=params.images, feedback=params.feedback, max_steps=params.max_steps)
-        self.step_limit = (row or facts.task("crafter", "default")).step_limit
+    def __init__(self, params: BalrogCrafterParams, row: BalrogTask) -> None:
+        """``row``: the task's facts row (its step limit)."""
+        super().__init__(row, images=params.images, feedback=params.feedback, max_steps=params.max_steps)
         self.params = params
         self.engine = CrafterEngine(size=(256, 256), render_images=params.images, seed=0)
         self.manual = balrog_instruction_prompt()
@@ -49,9 +48,9 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
         image = self.engine.last_image if self.images else None
         return Frame(describe.balrog_long_term(win), describe.balrog_short_term(win), image)
 
-    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
+    def _engine_reset(self, seed: int) -> tuple[Frame, str]:
         self._new_episode(self.next_seed(seed))  # crafter.Env(seed=episode seed): B1b fixed
-        return self._observe(), balrog_instruction_prompt(), self.step_limit
+        return self._observe(), balrog_instruction_prompt()
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         _, reward, done, _ = self.engine.step(ACTIONS.index(action))

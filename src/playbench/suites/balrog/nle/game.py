@@ -45,14 +45,13 @@ class NLEGame(BalrogGame):
 
     def __init__(self, row: BalrogTask, params: NLEParams) -> None:
         """``row``: the task's facts row (its original env id and step limit)."""
-        super().__init__(images=params.images, feedback=params.feedback, max_steps=params.max_steps)
+        super().__init__(row, images=params.images, feedback=params.feedback, max_steps=params.max_steps)
         env_id = row.original
         self.env_id = env_id
         self.params = params
         self.compat = params.compat
         self.is_nethack = env_id.startswith("NetHack")
         self.env_name = "nle" if self.is_nethack else "minihack"
-        self.step_limit = row.step_limit
         self.engine: Any = None
         self.seed_value: int | None = None
         self._actions: list[str] = []
@@ -112,7 +111,7 @@ class NLEGame(BalrogGame):
         """The env id and the NetHack seed (NetHack's levels are a function of it)."""
         return {"env_id": self.env_id, "nethack_seed": self.seed_value}
 
-    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
+    def _engine_reset(self, seed: int) -> tuple[Frame, str]:
         """Seed NetHack's RNGs from ``seed`` (the engine's own call), reset, and build the first frame."""
         self.seed_value = derive_seed("nle", seed)
         self._prepare(seed)
@@ -123,7 +122,7 @@ class NLEGame(BalrogGame):
         obs = self.engine.reset()
         self.tracker = self._new_tracker()
         self._oracle = None
-        return self._frame_of(obs, self.engine.message(obs)), self._manual, self.step_limit
+        return self._frame_of(obs, self.engine.message(obs)), self._manual
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         """Play one text action (plus AutoMore); unmapped strings raise ValueError as in BALROG."""

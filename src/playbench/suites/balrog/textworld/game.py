@@ -1,6 +1,7 @@
 """TextWorld as a BALROG game (``specs/balrog.md`` §6.3) on PyPI ``textworld``: BALROG's games, regenerated."""
 
 import asyncio
+import dataclasses
 import warnings
 from pathlib import Path
 from typing import Any
@@ -8,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from playbench.suites.balrog.facts import BalrogTask
-from playbench.suites.balrog.game import BalrogGame, Frame, row_of
+from playbench.suites.balrog.game import BalrogGame, Frame
 from playbench.suites.balrog.protocol import textworld_prompt
 from playbench.suites.balrog.textworld.cache import abandon, ensure, textworld_version
 from playbench.suites.balrog.textworld.generate import sha256_file
@@ -56,27 +57,27 @@ class TextWorldGame(BalrogGame):
 
     def __init__(
         self,
-        task: BalrogTask | str,
+        row: BalrogTask,
         index: int,
         games: GameSet,
         *,
         compat: bool = False,
-        step_limit: str = "engine",
+        max_steps_mode: str = "engine",
         root: Path | None = None,
         **kwargs: Any,
     ) -> None:
         """One episode's game of a task's set.
 
-        ``task``: the task's facts row, or a built-in row's name; ``step_limit="prompt"``: the step count the
-        prompt states (the row's ``prompt_steps``) instead of the row's step limit.
+        ``row``: the task's facts row; ``max_steps_mode="prompt"``: the engine plays to the step count the
+        prompt states (the row's ``prompt_steps``, B10) instead of the row's step limit.
         """
-        super().__init__(**kwargs)
-        row = row_of("textworld", task)
+        if max_steps_mode == "prompt":
+            row = dataclasses.replace(row, max_steps=row.prompt_steps or row.max_steps)
+        super().__init__(row, **kwargs)
         self.task = row.name
         self.index = index
         self.games = games
         self.compat = compat
-        self.step_limit = int(row.prompt_steps or row.step_limit) if step_limit == "prompt" else row.step_limit
         self.root = root
         self.position = game_position(index, len(games.games), compat)
         self.ref = games.games[self.position]
@@ -160,7 +161,7 @@ class TextWorldGame(BalrogGame):
         for command in self._commands:
             self._state, _, _ = self._env.step(command)
 
-    def _engine_reset(self, seed: int) -> tuple[Frame, str, int]:
+    def _engine_reset(self, seed: int) -> tuple[Frame, str]:
         if self._env is None:
             self._open()
         self._state = self._env.reset()
@@ -170,7 +171,7 @@ class TextWorldGame(BalrogGame):
         self._progression = 0.0
         self._won = False
         text = clean_observation(self._state.feedback, self._objective)
-        return Frame(text), textworld_prompt(self.task), self.step_limit
+        return Frame(text), textworld_prompt(self.task)
 
     def _current(self) -> float:
         score, max_score = self._state.score or 0, self._state.max_score or 0
@@ -182,7 +183,7 @@ class TextWorldGame(BalrogGame):
         self._commands.append(action)
         self._won = self._won or bool(self._state.won)
         terminated = bool(self._state.won or self._state.lost)
-        engine_done = bool(done) or self.steps + 1 >= self.step_limit
+        engine_done = bool(done) or self.steps + 1 >= self.row.max_steps
         if not self.compat or engine_done:
             # compat (B11): progression is only set on a step that returns done.
             self._progression = self._current()

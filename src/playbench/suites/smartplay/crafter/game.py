@@ -10,17 +10,17 @@ from playbench.suites.crafter.games import _CrafterMixin
 from playbench.suites.crafter.prompts import ACTIONS, smartplay_manual
 from playbench.suites.smartplay.base import SmartPlayGame
 from playbench.suites.smartplay.crafter.params import SmartPlayCrafterParams
+from playbench.suites.smartplay.facts import SmartPlayTask
 
 
 class SmartPlayCrafter(_CrafterMixin, SmartPlayGame):
     """SmartPlay's Crafter (smartplay.md §5.5): 10,000 steps, history 2, score = running sum of unlocked."""
 
-    facts_game = "crafter"
     actions = list(ACTIONS)
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: SmartPlayCrafterParams, limits: tuple[int, int] | None = None) -> None:
-        super().__init__(params, None, limits)
+    def __init__(self, params: SmartPlayCrafterParams, row: SmartPlayTask) -> None:
+        super().__init__(params, row)
         self.images = params.images
         self.engine = CrafterEngine(size=(64, 64), render_images=self.images, seed=0)
         self.manual = smartplay_manual()
@@ -79,7 +79,7 @@ class SmartPlayCrafter(_CrafterMixin, SmartPlayGame):
 
     def instance(self) -> dict[str, Any]:
         """Episode and world seeds."""
-        return self._instance(history=self.tracker.max_steps, compat=self.compat)
+        return self._instance(history=self.tracker.history, compat=self.compat)
 
     def reference_action(self, policy: str, rng: np.random.Generator) -> str:
         """``random`` over the 17 actions, or the scripted ``oracle``."""

@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 
 from playbench.suites.smartplay.base import SmartPlayGame
+from playbench.suites.smartplay.facts import SmartPlayTask
 from playbench.suites.smartplay.messenger import manual as manuals
 from playbench.suites.smartplay.messenger.data import (
     ACTIONS,
@@ -32,13 +33,12 @@ class MessengerGame(SmartPlayGame):
     last frame with ``You (agent) died.`` and lists every sprite.
     """
 
-    facts_game = "messenger"
     actions = ACTIONS
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: Any, level: int, limits: tuple[int, int] | None = None) -> None:
-        super().__init__(params, level, limits)
-        self.level = level
+    def __init__(self, params: Any, row: SmartPlayTask) -> None:
+        super().__init__(params, row)
+        self.level = int(row.variant or 0)
         self.source = manuals.make_source(getattr(params, "messenger_text", None))
         self.engine: Engine | None = None
         self._instance: dict[str, Any] = {}

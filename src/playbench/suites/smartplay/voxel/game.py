@@ -6,6 +6,7 @@ import numpy as np
 
 from playbench.core.seeding import derive_seed
 from playbench.suites.smartplay.base import SmartPlayGame, action_list_text
+from playbench.suites.smartplay.facts import SmartPlayTask
 from playbench.suites.smartplay.params import SmartPlayParams
 from playbench.suites.smartplay.voxel import physics
 from playbench.suites.smartplay.voxel.biomes import BIOME_NAMES, FIND_TASKS, goal_set
@@ -34,13 +35,12 @@ class MinecraftGame(SmartPlayGame):
     record notes when the player spawned in a goal biome.
     """
 
-    facts_game = "minecraft"
     actions = ACTIONS
     reference_policies = ("random", "oracle")
 
-    def __init__(self, params: SmartPlayParams, biome: str, limits: tuple[int, int] | None = None) -> None:
-        super().__init__(params, biome, limits)
-        self.task_name = biome
+    def __init__(self, params: SmartPlayParams, row: SmartPlayTask) -> None:
+        super().__init__(params, row)
+        self.task_name = biome = str(row.variant)
         self.creative, self.goal_word = FIND_TASKS[biome]
         self.goals = goal_set(self.goal_word, self.compat)
         self.manual = manual_text(self.goal_word)
