@@ -1,9 +1,14 @@
-"""Records stay byte-identical: fixed runs compared with lines recorded before the run store moved.
+"""Records stay byte-identical: fixed runs of a toy suite compared with the lines recorded before.
 
-``tests/data/golden/*.json`` was written by this module's ``__main__`` from commit 86767ae (the code
-before ``playbench.log`` existed). Each holds the run's ``episodes.jsonl`` lines and trajectory lines
-exactly as written, with only the volatile ``timing`` object cut out of each line (it is the last field
-of both record kinds), so key order, float formatting and every other byte are compared.
+The runs play ``golden/walk`` (``tests/golden_suite``, loaded through ``PLAYBENCH_SUITES``), a game of no
+benchmark, so a change to a benchmark's game (a metric added to Hanoi) moves no golden line: these lines
+change only when the record format does. Its records fill every field (metrics of each JSON kind, an invalid
+action, the requests of the mock model). ``tests/data/golden/walk-*.json`` was written by this module's
+``__main__`` at the commit that added the toy suite, whose records of Hanoi were still byte-identical to
+those of commit 86767ae (the code before ``playbench.log`` existed). Each file holds the run's
+``episodes.jsonl`` lines and trajectory lines exactly as written, with only the volatile ``timing`` object
+cut out of each line (it is the last field of both record kinds), so key order, float formatting and every
+other byte are compared.
 
 Since then steps live in compact shards (``playbench.log.shard``): a trajectory is read back through
 ``read_run`` and compared as the line the first layout held (``StepRecord.json_line()``), and an episode
@@ -14,6 +19,7 @@ Regenerate (only when a record format change is intended):
 """
 
 import json
+import os
 import re
 import sys
 import tempfile
@@ -25,12 +31,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from helpers import only_run_dir, run_cli  # noqa: E402
 from playbench.log import read_run, trajectory_path  # noqa: E402
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
+TESTS = Path(__file__).resolve().parents[1]
+GOLDEN = TESTS / "data" / "golden"
+#: the toy suite's module, importable from the tests folder
+TOY = {"PYTHONPATH": os.pathsep.join(p for p in (str(TESTS), os.environ.get("PYTHONPATH", "")) if p),
+       "PLAYBENCH_SUITES": "golden_suite.tasks"}
 
 #: name -> eval arguments (a fixed config: task, agent, model, episodes, seed)
 CASES = {
-    "hanoi3-random": ["smartplay/hanoi-3", "--agent", "random", "--episodes", "3", "--seed", "0"],
-    "hanoi3-mock": ["smartplay/hanoi-3", "--model", "mock/demo", "--episodes", "3", "--seed", "0"],
+    "walk-random": ["golden/walk", "--agent", "random", "--episodes", "3", "--seed", "0"],
+    "walk-mock": ["golden/walk", "--model", "mock/demo", "--episodes", "3", "--seed", "0"],
 }
 
 # ``timing`` is each record's last field and holds only flat numbers and strings
@@ -66,7 +76,7 @@ def stable_records(run_dir: Path) -> dict:
 
 def record_case(name: str, log_dir: Path) -> dict:
     """Run one case through the real command and return its stable records."""
-    done = run_cli("eval", *CASES[name], "--quiet", "--log-dir", str(log_dir))
+    done = run_cli("eval", *CASES[name], "--quiet", "--log-dir", str(log_dir), env=TOY)
     assert done.returncode == 0, done.stderr
     return stable_records(only_run_dir(log_dir))
 
@@ -84,7 +94,7 @@ def test_records_match_the_recorded_expectation(name: str, tmp_path: Path) -> No
 
 def test_only_timing_is_cut(tmp_path: Path) -> None:
     """The comparison keeps every byte but ``timing``: cutting it changes nothing else of a line."""
-    done = run_cli("eval", *CASES["hanoi3-random"], "--quiet", "--log-dir", str(tmp_path))
+    done = run_cli("eval", *CASES["walk-mock"], "--quiet", "--log-dir", str(tmp_path), env=TOY)
     assert done.returncode == 0, done.stderr
     run_dir = only_run_dir(tmp_path)
     log = read_run(run_dir)
