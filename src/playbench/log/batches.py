@@ -65,7 +65,7 @@ class BatchJournal:
         for number, line in enumerate(content.split(b"\n")[:-1], 1):  # the last piece: empty, or a torn line
             try:
                 entry = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: JSON nested past Python's stack
                 entry = None
             if not _well_formed(entry):
                 raise PlaybenchError(f"{self.shown / BATCHES} line {number} is not a batch journal entry; "

@@ -77,7 +77,7 @@ class ResponseCache:
             return ModelOutput(text=text, input_tokens=int(data["input_tokens"]),
                                output_tokens=int(data["output_tokens"]), reasoning=reasoning,
                                cached=True, attempts=0, stop_reason=stop)
-        except (OSError, ValueError, KeyError, TypeError, OverflowError):
+        except (OSError, ValueError, KeyError, TypeError, OverflowError, RecursionError):
             return None
 
     def put(self, key: str, output: ModelOutput) -> None:

@@ -82,7 +82,7 @@ def parse_value(text: Any) -> Any:
         return text
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past Python's stack
         return text
 
 
