@@ -93,3 +93,16 @@ def test_runs_recorded_before_read_as_before() -> None:
     run = usage_total([task, task])
     assert run["tokens_unreported"] == 2 and run["cost_usd_at_least"] == pytest.approx(200e-6)
     assert run["usage_note"].startswith("usage not reported for 2 answers")
+
+
+def test_the_inspect_export_leaves_an_unreported_count_unknown(tmp_path: Path) -> None:
+    from inspect_ai.log import read_eval_log
+
+    with FakeServer(usage="null", usage_answers=2) as srv:
+        record, _, _ = _eval_and_report(srv, tmp_path)
+    assert record["usage"]["tokens_unreported"] == 2
+    run = only_run_dir(tmp_path)
+    done = run_cli("export", str(run), "--format", "inspect", "-o", str(tmp_path / "out.eval"))
+    assert done.returncode == 0, done.stderr
+    [sample] = read_eval_log(str(tmp_path / "out.eval")).samples or []
+    assert sample.model_usage == {}  # a partial count would read as the episode's whole usage

@@ -44,7 +44,7 @@ SCORERS = [{"name": SCORER, "options": {}, "metadata": {},
 
 
 def _usage(usage: dict[str, int] | None) -> ModelUsage | None:
-    if not usage:
+    if not usage or usage.get("tokens_unreported"):  # a partial count would read as the whole: leave it unknown
         return None
     inp, out = int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
     return ModelUsage(input_tokens=inp, output_tokens=out, total_tokens=inp + out)
