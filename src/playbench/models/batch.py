@@ -18,25 +18,33 @@ Every body is read whole (``http.read_body``): a body cut short of its Content-L
 like any dropped connection, never taken as a batch that left items out. A batch that has not ended by
 its deadline (the provider's completion window plus :data:`DEADLINE_MARGIN`, or ``--batch-timeout``) is
 cancelled and its items are returned unanswered (``timeout``): the Model sends them live, counted.
+
+This module is the collector (journal, grouping, deadline, the HTTP transport). How each provider writes,
+submits, polls, reads and cancels a batch is its batch flow, beside it (``providers/openai_batch.py``,
+``anthropic_batch.py``, ``google_batch.py``: a ``providers.batching.BatchFlow``), named by its wire format in
+``providers/wires.py``.
 """
 
 import asyncio
 import hashlib
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
 
-from playbench.core.errors import PlaybenchError, StopRun
+from playbench.core.errors import PlaybenchError
 from playbench.models.errors import AuthError, RetryableError
 from playbench.models.http import AnswerTooLarge, Response, read_body
 from playbench.models.pricing import Price, token_cost_usd
+from playbench.models.providers.anthropic_batch import AnthropicBatches as AnthropicBatches  # importable from here too
 from playbench.models.providers.base import Provider, decode_json, snippet
+from playbench.models.providers.batching import BatchFailed, BatchFlow, BatchUnknown, Outcome
+from playbench.models.providers.google_batch import GeminiBatches as GeminiBatches  # importable from here too
+from playbench.models.providers.openai_batch import OpenAIBatches as OpenAIBatches  # importable from here too
+from playbench.models.providers.wires import batch_flow
 from playbench.models.redact import redact
 from playbench.models.retry import Backoff, retry_after_seconds
 from playbench.models.types import GenerateConfig, Message, ModelOutput
@@ -58,14 +66,6 @@ MAX_RESULTS_BYTES = 2**30
 DEADLINE_MARGIN = 6 * 3600.0
 
 
-class BatchFailed(StopRun):
-    """The provider refused a batch, or could not be reached to send or collect one: the run stops (resumable)."""
-
-
-class BatchUnknown(BatchFailed):
-    """The server does not know a batch (HTTP 404 while polling it): another server, or results long deleted."""
-
-
 class Journal(Protocol):
     """Where a run keeps its batches (``playbench.log.batches.BatchJournal``)."""
 
@@ -77,31 +77,6 @@ class Journal(Protocol):
 
     def append(self, entry: dict[str, Any]) -> None:
         """Append an entry durably."""
-
-
-@dataclass
-class Outcome:
-    """What a batch gave for one request: the answer, or why there is none (the request is then sent live)."""
-
-    output: ModelOutput | None
-    fault: str = ""  # errored, expired, canceled, failed, missing, malformed
-    detail: str = ""
-
-
-_NAME = re.compile(r"[A-Za-z0-9_-]{1,200}")
-
-
-def is_name(value: Any) -> bool:
-    """Whether ``value`` is a batch or file id that can go into a URL path as it is (letters, digits, ``_``, ``-``)."""
-    return isinstance(value, str) and _NAME.fullmatch(value) is not None
-
-
-def _named_id(answer: Any, doing: str, what: str) -> str:
-    """The ``id`` an API's answer names, checked as :func:`is_name` (it goes into later URL paths)."""
-    value = answer.get("id") if isinstance(answer, dict) else None
-    if not is_name(value):
-        raise BatchFailed(f"{doing}: the answer names no {what} id")
-    return str(value)
 
 
 def env_seconds(name: str, default: float) -> float:
@@ -140,10 +115,10 @@ def batch_cost_micro_usd(output: ModelOutput, prices: Price) -> int:
                                 output.cache_write_tokens or 0, batch=True) * 1e6)
 
 
-# -- the providers' batch APIs ------------------------------------------------------------------
+# -- the transport and the flow -------------------------------------------------------------------
 
 class _Http:
-    """The few HTTP calls of batch management, each retried on the faults the Model retries."""
+    """The few HTTP calls of batch management, each retried on the faults the Model retries (a ``BatchHttp``)."""
 
     def __init__(self, provider: Provider, timeout: float, max_retries: int, backoff: Backoff) -> None:
         self.provider = provider
@@ -208,261 +183,13 @@ class _Http:
             self._session = None
 
 
-class BatchAPI:
-    """One provider's batch wire format."""
-
-    name = "?"
-    #: largest batch (its lines' JSON) the API takes in one request; None: only MAX_ITEMS bounds it
-    max_bytes: int | None = None
-    #: seconds the provider takes at most to end a batch (its completion window)
-    window = 24 * 3600.0
-
-    def __init__(self, provider: Provider) -> None:
-        self.provider = provider
-
-    def line(self, item_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        """One request of a batch."""
-        raise NotImplementedError
-
-    async def submit(self, http: _Http, lines: list[dict[str, Any]], content: bytes) -> str:
-        """Send a batch; its id."""
-        raise NotImplementedError
-
-    async def poll(self, http: _Http, batch: str) -> tuple[bool, str, dict[str, Any]]:
-        """(ended, status, the batch object)."""
-        raise NotImplementedError
-
-    async def results(self, http: _Http, batch: str, info: dict[str, Any], items: list[str]) -> dict[str, Outcome]:
-        """custom_id -> outcome, for the items the provider reports (``items``: the batch's ids, in its order)."""
-        raise NotImplementedError
-
-    async def cancel(self, http: _Http, batch: str) -> None:
-        """Ask the provider to stop a batch (it may still bill the items it had finished)."""
-        raise NotImplementedError
-
-    def answer(self, body: Any) -> Outcome:
-        """A successful item's body parsed as the provider's answer (a wrong shape is a ``malformed`` item)."""
-        try:
-            return Outcome(self.provider.parse(body))
-        except RetryableError as exc:
-            return Outcome(None, "malformed", str(exc))
-        except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
-            return Outcome(None, "malformed", type(exc).__name__)
-
-
-def _jsonl(content: bytes) -> list[dict[str, Any]]:
-    """The objects of a JSONL answer; a line that is not an object is skipped (its item counts as missing)."""
-    out = []
-    for line in content.splitlines():
-        if not line.strip():
-            continue
-        try:
-            value = orjson.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
-
-
-class OpenAIBatches(BatchAPI):
-    """``/files`` (purpose ``batch``) and ``/batches``: the OpenAI Batch API, and servers that copy it."""
-
-    name = "openai"
-    ENDED = ("completed", "failed", "expired", "cancelled")
-
-    def line(self, item_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        """``{custom_id, method, url, body}``: the chat-completions request as its own endpoint's path."""
-        path = urlsplit(f"{self.provider.base_url}/chat/completions").path
-        return {"custom_id": item_id, "method": "POST", "url": path, "body": body}
-
-    async def submit(self, http: _Http, lines: list[dict[str, Any]], content: bytes) -> str:
-        """Upload the requests, then create the batch over them."""
-        def form() -> aiohttp.FormData:
-            data = aiohttp.FormData()
-            data.add_field("purpose", "batch")
-            data.add_field("file", content, filename="requests.jsonl", content_type="application/jsonl")
-            return data
-
-        uploaded = await http.call("POST", "/files", "uploading a batch's requests", form=form)
-        file_id = _named_id(uploaded, "uploading a batch's requests", "file")
-        created = await http.call("POST", "/batches", "creating a batch", json={
-            "input_file_id": file_id, "endpoint": lines[0]["url"], "completion_window": "24h"})
-        return _named_id(created, "creating a batch", "batch")
-
-    async def poll(self, http: _Http, batch: str) -> tuple[bool, str, dict[str, Any]]:
-        """``GET /batches/{id}``: ended at completed, failed, expired or cancelled."""
-        info = await http.call("GET", f"/batches/{batch}", f"polling batch {batch}")
-        status = info.get("status") if isinstance(info, dict) else None
-        if not isinstance(status, str):
-            raise BatchFailed(f"polling batch {batch}: the answer has no status")
-        return status in self.ENDED, status, info
-
-    async def cancel(self, http: _Http, batch: str) -> None:
-        """``POST /batches/{id}/cancel``."""
-        await http.call("POST", f"/batches/{batch}/cancel", f"cancelling batch {batch}")
-
-    async def results(self, http: _Http, batch: str, info: dict[str, Any], items: list[str]) -> dict[str, Outcome]:
-        """The output file's answers and the error file's errors (expired and cancelled items among them)."""
-        out: dict[str, Outcome] = {}
-        for key in ("error_file_id", "output_file_id"):  # an answer wins over an error for the same id
-            file_id = info.get(key)
-            if file_id is None or file_id == "":
-                continue
-            if not is_name(file_id):  # it goes into a URL path
-                raise BatchFailed(f"batch {batch}: its {key} is not a file id")
-            content = await http.call("GET", f"/files/{file_id}/content", f"reading batch {batch}'s results", raw=True)
-            for row in _jsonl(content):
-                item = row.get("custom_id")
-                if isinstance(item, str):
-                    out[item] = self._outcome(row)
-        return out
-
-    def _outcome(self, row: dict[str, Any]) -> Outcome:
-        response, error = row.get("response"), row.get("error")
-        if isinstance(response, dict) and response.get("status_code") == 200 and not error:
-            return self.answer(response.get("body"))
-        code = error.get("code") if isinstance(error, dict) else None
-        fault = {"batch_expired": "expired", "batch_cancelled": "canceled"}.get(str(code), "errored")
-        status = response.get("status_code") if isinstance(response, dict) else None
-        return Outcome(None, fault, f"code {code}" if code else f"HTTP {status}")
-
-
-class AnthropicBatches(BatchAPI):
-    """``/v1/messages/batches``: Anthropic's Message Batches."""
-
-    name = "anthropic"
-
-    def line(self, item_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        """``{custom_id, params}``: the Messages request."""
-        return {"custom_id": item_id, "params": body}
-
-    async def submit(self, http: _Http, lines: list[dict[str, Any]], content: bytes) -> str:
-        """``POST /v1/messages/batches`` with every request."""
-        created = await http.call("POST", "/v1/messages/batches", "creating a batch", json={"requests": lines})
-        return _named_id(created, "creating a batch", "batch")
-
-    async def poll(self, http: _Http, batch: str) -> tuple[bool, str, dict[str, Any]]:
-        """``GET /v1/messages/batches/{id}``: ended when ``processing_status`` is ``ended``."""
-        info = await http.call("GET", f"/v1/messages/batches/{batch}", f"polling batch {batch}")
-        status = info.get("processing_status") if isinstance(info, dict) else None
-        if not isinstance(status, str):
-            raise BatchFailed(f"polling batch {batch}: the answer has no processing_status")
-        return status == "ended", status, info
-
-    async def cancel(self, http: _Http, batch: str) -> None:
-        """``POST /v1/messages/batches/{id}/cancel``."""
-        await http.call("POST", f"/v1/messages/batches/{batch}/cancel", f"cancelling batch {batch}")
-
-    async def results(self, http: _Http, batch: str, info: dict[str, Any], items: list[str]) -> dict[str, Outcome]:
-        """The results file (read from the API's own results path, never from a URL the answer names)."""
-        content = await http.call("GET", f"/v1/messages/batches/{batch}/results", f"reading batch {batch}'s results",
-                                  raw=True)
-        out: dict[str, Outcome] = {}
-        for row in _jsonl(content):
-            item, result = row.get("custom_id"), row.get("result")
-            if not isinstance(item, str) or not isinstance(result, dict):
-                continue
-            kind = result.get("type")
-            if kind == "succeeded":
-                out[item] = self.answer(result.get("message"))
-            else:
-                error = result.get("error")
-                detail = str(error.get("type", "")) if isinstance(error, dict) else ""
-                out[item] = Outcome(None, kind if kind in ("errored", "canceled", "expired") else "errored", detail)
-        return out
-
-
-_GEMINI_BATCH = re.compile(r"batches/([A-Za-z0-9_-]{1,200})")
-#: Gemini's batch states, as the REST API writes them (``BATCH_STATE_*``) or its SDKs (``JOB_STATE_*``), ended ones
-_GEMINI_ENDED = ("succeeded", "failed", "cancelled", "expired")
-
-
-class GeminiBatches(BatchAPI):
-    """``models/{model}:batchGenerateContent`` with inline requests, polled at ``batches/{id}``: Gemini's batch mode."""
-
-    name = "google"
-    #: inline requests must stay under 20 MB in all; a larger queue goes out as several batches
-    max_bytes = 19 * 2**20
-    #: a Gemini batch expires after 48 hours
-    window = 48 * 3600.0
-
-    def line(self, item_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        """``{request, metadata: {key}}``: the generateContent request, its custom_id as the key."""
-        return {"request": body, "metadata": {"key": item_id}}
-
-    async def submit(self, http: _Http, lines: list[dict[str, Any]], content: bytes) -> str:
-        """``POST /v1beta/models/{model}:batchGenerateContent``; the id of the ``batches/{id}`` it names."""
-        created = await http.call("POST", f"/v1beta/models/{self.provider.model}:batchGenerateContent",
-                                  "creating a batch", json={"batch": {
-                                      "displayName": "playbench", "inputConfig": {"requests": {"requests": lines}}}})
-        name = created.get("name") if isinstance(created, dict) else None
-        match = _GEMINI_BATCH.fullmatch(name) if isinstance(name, str) else None
-        if match is None:
-            raise BatchFailed("creating a batch: the answer names no batches/{id}")
-        return match.group(1)
-
-    async def poll(self, http: _Http, batch: str) -> tuple[bool, str, dict[str, Any]]:
-        """``GET /v1beta/batches/{id}``, an operation with the state in its ``metadata``.
-
-        Ended at succeeded, failed, cancelled or expired; the status is the state's last word, lower-cased.
-        """
-        info = await http.call("GET", f"/v1beta/batches/{batch}", f"polling batch {batch}")
-        meta = info.get("metadata") if isinstance(info, dict) else None
-        state = meta.get("state") if isinstance(meta, dict) else None
-        if not isinstance(state, str) and isinstance(info, dict):
-            state = info.get("state")  # the batch itself rather than its operation
-        if not isinstance(state, str):
-            raise BatchFailed(f"polling batch {batch}: the answer has no state")
-        status = re.sub(r"^(BATCH|JOB)_STATE_", "", state).lower()
-        return status in _GEMINI_ENDED, status, info
-
-    async def cancel(self, http: _Http, batch: str) -> None:
-        """``POST /v1beta/batches/{id}:cancel``."""
-        await http.call("POST", f"/v1beta/batches/{batch}:cancel", f"cancelling batch {batch}")
-
-    async def results(self, http: _Http, batch: str, info: dict[str, Any], items: list[str]) -> dict[str, Outcome]:
-        """The inline responses, matched by their metadata key, else by position (they keep the requests' order).
-
-        A batch answered in a responses file instead reports nothing here: its items are sent again live.
-        """
-        output = info.get("response")
-        if not isinstance(output, dict):
-            meta = info.get("metadata")
-            output = meta.get("output") if isinstance(meta, dict) else None
-        inlined = output.get("inlinedResponses") if isinstance(output, dict) else None
-        rows = inlined.get("inlinedResponses") if isinstance(inlined, dict) else inlined
-        if not isinstance(rows, list):
-            return {}
-        known, out = set(items), {}
-        for number, row in enumerate(rows):
-            if not isinstance(row, dict):
-                continue
-            meta = row.get("metadata")
-            key = meta.get("key") if isinstance(meta, dict) else None
-            if not (isinstance(key, str) and key in known):
-                key = items[number] if len(rows) == len(items) else None
-            if key is None:
-                continue
-            if isinstance(row.get("response"), dict):
-                out[key] = self.answer(row["response"])
-            else:
-                error = row.get("error")
-                code = error.get("code") if isinstance(error, dict) else None
-                out[key] = Outcome(None, "errored", f"code {code}")
-        return out
-
-
-def batch_api(provider: Provider) -> BatchAPI:
-    """The batch API of ``provider``; PlaybenchError (one line) for one playbench cannot batch."""
-    if provider.name == "openai":
-        return OpenAIBatches(provider)
-    if provider.name == "anthropic":
-        return AnthropicBatches(provider)
-    if provider.name == "google":
-        return GeminiBatches(provider)
-    raise PlaybenchError(f"--batch needs a provider with a batch API: openai/ (or an OpenAI-compatible server "
-                         f"offering /v1/batches), anthropic/ or google/; {provider.name}/ has none")
+def batch_api(provider: Provider) -> BatchFlow:
+    """The batch flow of ``provider``'s wire format (``providers/wires.py``); PlaybenchError for none (one line)."""
+    flow = batch_flow(provider)
+    if flow is None:
+        raise PlaybenchError(f"--batch needs a provider with a batch API: openai/ (or an OpenAI-compatible server "
+                             f"offering /v1/batches), anthropic/ or google/; {provider.name}/ has none")
+    return flow(provider)
 
 
 # -- the collector ---------------------------------------------------------------------------

@@ -2,20 +2,25 @@
 
 import os
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from playbench.core.errors import PlaybenchError
 from playbench.models.model import Model, ModelSettings
-from playbench.models.providers.anthropic import AnthropicProvider
 from playbench.models.providers.base import Provider, split_credentials
-from playbench.models.providers.google import GoogleProvider
-from playbench.models.providers.mock import MockProvider
-from playbench.models.providers.openai import OpenAIProvider
-from playbench.models.providers_table import GENERIC, PROVIDERS, ProviderRow, generic_row, row_key_variables
+from playbench.models.providers.wires import WIRES
+from playbench.models.providers_table import (
+    GENERIC,
+    PROVIDERS,
+    ProviderRow,
+    as_row,
+    check_rows,
+    generic_row,
+    row_key_variables,
+)
 from playbench.models.redact import credential_setting, mask_url, redact, register_secret, url_secrets, watch_variable
-from playbench.models.types import MOCK_KEYS, build_generate_config
+from playbench.models.types import MOCK_KEYS, GenerateConfig, build_generate_config
 
 #: the service name of ``openai-api/<service>/<model>``: it names environment variables
 _SERVICE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -49,33 +54,35 @@ def provider_row(name: str) -> tuple[ProviderRow, str]:
     if provider == GENERIC:
         service, _, served = model.partition("/")
         return generic_row(service), served
-    return ProviderRow(*PROVIDERS[provider]), model
+    row = as_row(PROVIDERS[provider])
+    check_rows({provider: row}, WIRES)  # a row patched in at run time is held to the table's check too
+    return row, model
 
 
 def create_model(name: str, params: Mapping[str, Any] | None = None, settings: ModelSettings | None = None) -> Model:
     """Build the Model for ``provider/name`` with ``-M`` settings ``params``."""
     settings = settings or ModelSettings()
-    provider_name, model = parse_model_name(name)
+    row, model = provider_row(name)
     refuse_credentials(name, params or {})
     config = build_generate_config(dict(params or {}), f"model {name}")
-    if provider_name != "mock" and any(getattr(config, k) for k in MOCK_KEYS):
+    live = WIRES[row.wire].live
+    if live.uses_http and any(getattr(config, k) for k in MOCK_KEYS):
         raise PlaybenchError("-M script, invalid_rate and latency are settings of the mock provider only")
     if settings.max_connections < 1 or settings.max_retries < 0 or settings.timeout <= 0:
         raise PlaybenchError("--max-connections must be >= 1, --max-retries >= 0 and --timeout > 0")
     if settings.max_connect_failures < 1:
         raise PlaybenchError("--max-connect-failures must be >= 1")
-    provider: Provider
-    if provider_name == "mock":
-        provider = MockProvider(model, config)
-    else:
-        provider = _http_provider(name, provider_name, settings)
+    if live.uses_http:
+        provider = _http_provider(name, live, row, model, settings)
+    else:  # answered in this process (the mock): built from the model's name and settings, no server, no key
+        provider = cast("Callable[[str, GenerateConfig], Provider]", live)(model, config)
     provider.check_config(config)
     return Model(name, provider, config, settings)
 
 
-def _http_provider(name: str, provider_name: str, settings: ModelSettings) -> Provider:
-    """The provider of an HTTP model: URL checked, key from the environment."""
-    (default_url, url_var, key_vars, fallback_key), model = provider_row(name)
+def _http_provider(name: str, cls: type[Provider], row: ProviderRow, model: str, settings: ModelSettings) -> Provider:
+    """The provider of an HTTP model (``cls``, its row's wire format): URL checked, key from the environment."""
+    default_url, url_var, key_vars, fallback_key = row.default_url, row.url_variable, row.key_variables, row.fallback_key
     for var in key_vars:  # a row added at run time, a generic service: its key is hidden as the table's are
         watch_variable(var)
     url = settings.base_url or (os.environ.get(url_var) if url_var else None) or default_url
@@ -95,7 +102,6 @@ def _http_provider(name: str, provider_name: str, settings: ModelSettings) -> Pr
         if split_credentials(url)[1] is None:  # a placeholder key, not needed when the URL carries credentials
             key = fallback_key
         source = f"the placeholder key {fallback_key!r} (set ${key_vars[0]})"
-    cls = {"anthropic": AnthropicProvider, "google": GoogleProvider}.get(provider_name, OpenAIProvider)
     return cls(model, url, key, key_source=source)
 
 
@@ -114,7 +120,7 @@ def check_base_url(url: str) -> None:
 def key_variables(model: str | None) -> str:
     """Where the key of ``model``'s provider comes from, in words (``$OPENAI_API_KEY``), for messages."""
     try:
-        names = provider_row(model)[0][2] if model else ()
+        names = provider_row(model)[0].key_variables if model else ()
     except PlaybenchError:
         names = ()
     if not names:
@@ -151,9 +157,9 @@ def destination(model: Model) -> str:
 def default_server(model: str) -> tuple[str | None, str | None] | None:
     """(the default base URL of ``model``'s provider or None, the variable naming another server).
 
-    None for the mock, which has no server.
+    None for a provider answered in this process (the mock), which has no server.
     """
-    if parse_model_name(model)[0] == "mock":
+    row = provider_row(model)[0]
+    if not WIRES[row.wire].live.uses_http:
         return None
-    default_url, url_var = provider_row(model)[0][:2]
-    return default_url, url_var
+    return row.default_url, row.url_variable

@@ -1,33 +1,54 @@
-"""The model providers: one row each, the one place that says where a provider's server and key come from.
+"""The model providers: one row each, saying where a provider's server and key come from and its wire format.
 
 A provider alias (an OpenAI-compatible service under a name of its own) is one more row: ``--model``,
 the key scrubber (``redact``), ``-M`` refusals and the resume checks on recorded servers all read this
-table. A service with no row is reached without code as ``openai-api/<service>/<model>``.
+table. A service with no row is reached without code as ``openai-api/<service>/<model>``. A row's wire
+format is a key of ``providers/wires.py``'s ``WIRES`` (the live provider class and its batch flow), checked
+by :func:`check_rows` when that module loads.
 
-This module imports nothing: ``redact``, loaded by everything that writes text, reads its key variables here.
+This module imports nothing of playbench: ``redact``, loaded by everything that writes text, reads its key
+variables here.
 """
 
-from typing import NamedTuple
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 
-class ProviderRow(NamedTuple):
-    """Where a provider's requests go unless told otherwise, and which environment variables say so."""
+@dataclass(frozen=True)
+class ProviderRow:
+    """Where a provider's requests go unless told otherwise, which environment variables say so, and its wire format.
+
+    A row unpacks and indexes as its first four fields (server and key), as it did before it named a wire format.
+    """
 
     default_url: str | None  # None: no default, the URL variable (or --base-url) must name the server
     url_variable: str | None  # the variable naming another server (None: the provider has no server)
     key_variables: tuple[str, ...]  # where the key comes from; the first one set wins
     fallback_key: str | None  # the placeholder sent when none is set (local servers that want some key)
+    wire: str = "openai"  # the wire format (a key of ``providers.wires.WIRES``): OpenAI's unless named
+
+    def _server_and_key(self) -> tuple[str | None, str | None, tuple[str, ...], str | None]:
+        return self.default_url, self.url_variable, self.key_variables, self.fallback_key
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._server_and_key())
+
+    def __getitem__(self, index: int | slice) -> Any:
+        return self._server_and_key()[index]
 
 
-#: provider -> its row. Anthropic and Google speak their own wire formats; every other row speaks OpenAI's.
+#: provider -> its row. Anthropic and Google speak their own wire formats, the mock answers in process;
+#: every other row speaks OpenAI's.
 PROVIDERS: dict[str, ProviderRow] = {
     "openai": ProviderRow("https://api.openai.com/v1", "OPENAI_BASE_URL", ("OPENAI_API_KEY",), None),
     "vllm": ProviderRow("http://localhost:8000/v1", "VLLM_BASE_URL", ("VLLM_API_KEY",), "EMPTY"),
     "ollama": ProviderRow("http://localhost:11434/v1", "OLLAMA_BASE_URL", ("OLLAMA_API_KEY",), "ollama"),
-    "anthropic": ProviderRow("https://api.anthropic.com", "ANTHROPIC_BASE_URL", ("ANTHROPIC_API_KEY",), None),
+    "anthropic": ProviderRow("https://api.anthropic.com", "ANTHROPIC_BASE_URL", ("ANTHROPIC_API_KEY",), None,
+                             wire="anthropic"),
     "google": ProviderRow("https://generativelanguage.googleapis.com", "GOOGLE_GEMINI_BASE_URL",
-                          ("GEMINI_API_KEY", "GOOGLE_API_KEY"), None),
-    "mock": ProviderRow("mock://", None, (), None),
+                          ("GEMINI_API_KEY", "GOOGLE_API_KEY"), None, wire="google"),
+    "mock": ProviderRow("mock://", None, (), None, wire="mock"),
 }
 
 #: ``openai-api/<service>/<model>``: any OpenAI-compatible service without a row, its server in
@@ -43,4 +64,17 @@ def generic_row(service: str) -> ProviderRow:
 
 def row_key_variables() -> tuple[str, ...]:
     """Every row's key variables, in table order, each once."""
-    return tuple(dict.fromkeys(name for row in PROVIDERS.values() for name in row[2]))
+    return tuple(dict.fromkeys(name for row in PROVIDERS.values() for name in as_row(row).key_variables))
+
+
+def as_row(value: ProviderRow | tuple[Any, ...]) -> ProviderRow:
+    """``value`` as a row: a plain tuple (a row patched in at run time) names its server and key, in OpenAI's format."""
+    return value if isinstance(value, ProviderRow) else ProviderRow(*value)
+
+
+def check_rows(rows: Mapping[str, ProviderRow], wires: Collection[str]) -> None:
+    """Refuse (ValueError, naming the row) a row whose wire format is not one of ``wires``."""
+    for provider, row in rows.items():
+        wire = as_row(row).wire
+        if wire not in wires:
+            raise ValueError(f"provider row {provider!r} names the wire format {wire!r}, not one of {', '.join(wires)}")
