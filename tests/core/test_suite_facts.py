@@ -235,7 +235,20 @@ def test_a_baba_row_names_the_level_it_plays() -> None:
         "balrog/babaisai/goto_win: level 'goto_nowhere' is not in babaisai.data.LEVELS"]
     crafter = _row_of("balrog/crafter/default")
     assert missing_facts(build_task(dataclasses.replace(crafter, level="goto"))) == [
-        "balrog/crafter/default: only BabyAI and Baba Is AI rows name a level"]
+        "balrog/crafter/default: only BabyAI, TextWorld and Baba Is AI rows name a level"]
+
+
+def test_a_textworld_row_names_the_game_kind_it_plays() -> None:
+    from playbench.suites.balrog.tasks import build_task
+
+    row = dataclasses.replace(_row_of("balrog/textworld/coin_collector"), name="coins-short", max_steps=20)
+    task = build_task(row)
+    assert missing_facts(task) == []
+    game = task.make_game(task.params({"games": "1"}), 0)  # built, not reset: no game file is made
+    assert (game.task, game.max_steps, game.ref.label) == ("coin_collector", 20, task.make_game(
+        find_task("balrog/textworld/coin_collector").params({"games": "1"}), 0).ref.label)
+    assert missing_facts(build_task(dataclasses.replace(row, level="coins"))) == [
+        "balrog/textworld/coins-short: level 'coins' is not in textworld.published.GAMES"]
 
 
 def _table(page: str, header: list[str]) -> list[list[str]]:

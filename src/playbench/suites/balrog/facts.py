@@ -56,7 +56,8 @@ class BalrogTask:
     #: A typical episode's length, for ``eval --dry-run``'s typical cost, where the step limit is far above
     #: it (None: priced at the limit). Source: the median of 5 episodes of playbench's random agent, seed 0.
     typical_steps: int | None = None
-    #: BabyAI and Baba Is AI: the level the game builds (a ``BABYAI_LEVELS`` kind, a ``babaisai.data.LEVELS`` id).
+    #: BabyAI, TextWorld and Baba Is AI: the level the game builds (a ``BABYAI_LEVELS`` kind, a TextWorld game
+    #: kind of ``textworld.published.GAMES``, a ``babaisai.data.LEVELS`` id); the row's name need not be it.
     level: str = ""
 
     @property
@@ -92,9 +93,8 @@ TASKS: tuple[BalrogTask, ...] = (
     _babyai("putnext", 128),
     _babyai("pick_up_seq_go_to", 128),
     BalrogTask("crafter", "default", 2000, typical_steps=137),
-    BalrogTask("textworld", "treasure_hunter", 80, prompt_steps=40),
-    BalrogTask("textworld", "the_cooking_game", 80, prompt_steps=80),
-    BalrogTask("textworld", "coin_collector", 80, prompt_steps=25),
+    *(BalrogTask("textworld", kind, 80, prompt_steps=steps, level=kind)
+      for kind, steps in (("treasure_hunter", 40), ("the_cooking_game", 80), ("coin_collector", 25))),
     *(BalrogTask("babaisai", level, 100, (f"env/{level}",), level=level) for level in LEVELS),
     _minihack("boxoban-hard", "MiniHack-Boxoban-Hard-v0", "boxoban"),
     _minihack("boxoban-medium", "MiniHack-Boxoban-Medium-v0", "boxoban"),
@@ -109,7 +109,6 @@ TASKS: tuple[BalrogTask, ...] = (
 )
 
 _ENV_BY_NAME = {env.name: env for env in ENVS}
-_TASK_BY_ID = {row.id: row for row in TASKS}
 
 
 def env(name: str) -> BalrogEnv:
@@ -120,8 +119,3 @@ def env(name: str) -> BalrogEnv:
 def env_names() -> tuple[str, ...]:
     """The environment names in BALROG's order."""
     return tuple(e.name for e in ENVS)
-
-
-def task(env_name: str, name: str) -> BalrogTask:
-    """The task row ``balrog/<env>/<name>`` (KeyError for unknown tasks)."""
-    return _TASK_BY_ID[f"balrog/{env_name}/{name}"]

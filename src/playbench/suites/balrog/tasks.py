@@ -50,7 +50,7 @@ def _babyai(row: BalrogTask) -> Task:
 def _textworld_set(row: BalrogTask, params: TextWorldParams) -> Any:
     from playbench.suites.balrog.textworld.sets import game_set
 
-    return game_set(row.name, params.games, params.game_set, episodes_for("textworld", params.preset))
+    return game_set(row.level, params.games, params.game_set, episodes_for("textworld", params.preset))
 
 
 def _check_games(row: BalrogTask, params: TextWorldParams) -> None:
@@ -83,7 +83,7 @@ def _textworld(row: BalrogTask) -> Task:
 
     return Task(
         id=row.id,
-        description=f"BALROG TextWorld '{row.name}' on BALROG's 25 published games, regenerated locally (text only)",
+        description=f"BALROG TextWorld '{row.level}' on BALROG's 25 published games, regenerated locally (text only)",
         make_game=make,
         default_episodes=lambda p: episodes_for("textworld", p.preset),
         params_model=TextWorldParams,
@@ -155,11 +155,14 @@ def check_facts(task: Task) -> list[str]:
 
 
 def _level_problems(task_id: str, row: BalrogTask) -> list[str]:
-    """A BabyAI or Baba Is AI row names a level its engine builds; no other row names one."""
+    """A BabyAI, TextWorld or Baba Is AI row names a level its engine builds; no other row names one."""
+    from playbench.suites.balrog.textworld.published import GAMES  # plain data, read when rows are checked
+
     known = {"babyai": (facts.BABYAI_LEVELS, "facts.BABYAI_LEVELS"),
+             "textworld": (tuple(GAMES), "textworld.published.GAMES"),
              "babaisai": (tuple(BABA_LEVELS), "babaisai.data.LEVELS")}.get(row.env)
     if known is None:
-        return [f"{task_id}: only BabyAI and Baba Is AI rows name a level"] if row.level else []
+        return [f"{task_id}: only BabyAI, TextWorld and Baba Is AI rows name a level"] if row.level else []
     levels, where = known
     if row.level not in levels:
         return [f"{task_id}: level {row.level!r} is not in {where}"]

@@ -68,13 +68,13 @@ class TextWorldGame(BalrogGame):
     ) -> None:
         """One episode's game of a task's set.
 
-        ``row``: the task's facts row; ``max_steps_mode="prompt"``: the engine plays to the step count the
+        ``row``: the task's facts row (its ``level`` is the TextWorld game kind); ``max_steps_mode="prompt"``: the engine plays to the step count the
         prompt states (the row's ``prompt_steps``, B10) instead of the row's step limit.
         """
         if max_steps_mode == "prompt":
             row = dataclasses.replace(row, max_steps=row.prompt_steps or row.max_steps)
         super().__init__(row, **kwargs)
-        self.task = row.name
+        self.task = row.level
         self.index = index
         self.games = games
         self.compat = compat
