@@ -3,6 +3,7 @@ keys never reach a run folder however they are passed, every ``eval`` names wher
 SIGTERM / SIGHUP stop a run the way Ctrl-C does. Real ``playbench`` processes against a loopback server
 that logs every credential header it receives."""
 
+import dataclasses
 import json
 import os
 import shutil
@@ -92,7 +93,7 @@ def test_the_providers_default_server_needs_no_confirmation(tmp_path: Path, monk
         run = _their_run(tmp_path, "openai", server)
         before = server.stats.requests
         # the loopback server stands in for the provider's own (api.openai.com is never called by tests)
-        monkeypatch.setitem(PROVIDERS_TABLE, "openai", (server.url + "/v1/", *PROVIDERS_TABLE["openai"][1:]))
+        monkeypatch.setitem(PROVIDERS_TABLE, "openai", dataclasses.replace(PROVIDERS_TABLE["openai"], default_url=server.url + "/v1/"))
         for name, value in {**CLEAN, "OPENAI_API_KEY": CANARY}.items():
             monkeypatch.setenv(name, value)
         done = playbench.eval(resume=run)

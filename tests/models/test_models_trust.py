@@ -444,8 +444,8 @@ def test_hostile_answers_come_out_as_clean_text(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_every_provider_key_variable_is_redacted() -> None:
-    for _, _, key_vars, _ in PROVIDERS.values():
-        assert set(key_vars) <= set(KEY_VARIABLES)
+    for row in PROVIDERS.values():
+        assert set(row.key_variables) <= set(KEY_VARIABLES)
 
 
 def test_echoed_keys_never_reach_the_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -52,8 +52,6 @@ def test_the_rows_name_the_formats_they_speak() -> None:
         "mock": "mock"}
     assert provider_row("openai-api/together/m")[0].wire == "openai"  # a service without a row
     assert ProviderRow(None, "X_BASE_URL", ("X_API_KEY",), None).wire == "openai"  # an alias row as the docs show it
-    assert tuple(PROVIDERS["google"]) == (PROVIDERS["google"].default_url, "GOOGLE_GEMINI_BASE_URL",
-                                          ("GEMINI_API_KEY", "GOOGLE_API_KEY"), None)  # unpacks as server and key
 
 
 def test_a_row_with_an_unknown_wire_format_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,6 @@ from playbench.models.providers_table import (
     GENERIC,
     PROVIDERS,
     ProviderRow,
-    as_row,
     check_rows,
     generic_row,
     row_key_variables,
@@ -54,7 +53,7 @@ def provider_row(name: str) -> tuple[ProviderRow, str]:
     if provider == GENERIC:
         service, _, served = model.partition("/")
         return generic_row(service), served
-    row = as_row(PROVIDERS[provider])
+    row = PROVIDERS[provider]
     check_rows({provider: row}, WIRES)  # a row patched in at run time is held to the table's check too
     return row, model
 

@@ -10,32 +10,19 @@ This module imports nothing of playbench: ``redact``, loaded by everything that 
 variables here.
 """
 
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
 class ProviderRow:
-    """Where a provider's requests go unless told otherwise, which environment variables say so, and its wire format.
-
-    A row unpacks and indexes as its first four fields (server and key), as it did before it named a wire format.
-    """
+    """Where a provider's requests go unless told otherwise, which variables say so, and its wire format."""
 
     default_url: str | None  # None: no default, the URL variable (or --base-url) must name the server
     url_variable: str | None  # the variable naming another server (None: the provider has no server)
     key_variables: tuple[str, ...]  # where the key comes from; the first one set wins
     fallback_key: str | None  # the placeholder sent when none is set (local servers that want some key)
     wire: str = "openai"  # the wire format (a key of ``providers.wires.WIRES``): OpenAI's unless named
-
-    def _server_and_key(self) -> tuple[str | None, str | None, tuple[str, ...], str | None]:
-        return self.default_url, self.url_variable, self.key_variables, self.fallback_key
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._server_and_key())
-
-    def __getitem__(self, index: int | slice) -> Any:
-        return self._server_and_key()[index]
 
 
 #: provider -> its row. Anthropic and Google speak their own wire formats, the mock answers in process;
@@ -64,17 +51,12 @@ def generic_row(service: str) -> ProviderRow:
 
 def row_key_variables() -> tuple[str, ...]:
     """Every row's key variables, in table order, each once."""
-    return tuple(dict.fromkeys(name for row in PROVIDERS.values() for name in as_row(row).key_variables))
-
-
-def as_row(value: ProviderRow | tuple[Any, ...]) -> ProviderRow:
-    """``value`` as a row: a plain tuple (a row patched in at run time) names its server and key, in OpenAI's format."""
-    return value if isinstance(value, ProviderRow) else ProviderRow(*value)
+    return tuple(dict.fromkeys(name for row in PROVIDERS.values() for name in row.key_variables))
 
 
 def check_rows(rows: Mapping[str, ProviderRow], wires: Collection[str]) -> None:
     """Refuse (ValueError, naming the row) a row whose wire format is not one of ``wires``."""
     for provider, row in rows.items():
-        wire = as_row(row).wire
+        wire = row.wire
         if wire not in wires:
             raise ValueError(f"provider row {provider!r} names the wire format {wire!r}, not one of {', '.join(wires)}")
