@@ -62,7 +62,7 @@ class SmartPlayGame(Game):
         self._last_obs = obs
         return info
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start an episode; all randomness comes from ``seed``."""
         super().reset(seed=seed)
         self.episode_seed = self.next_seed(seed)

@@ -28,7 +28,8 @@ COLD = frozenset({ICE_PLAINS, ICE_SPIKES, COLD_TAIGA, COLD_BEACH, FROZEN_OCEAN, 
 def _cdf(octaves: int, scale: float) -> np.ndarray:
     g = np.arange(0, 400) * 37.0
     x, z = np.meshgrid(g, g, indexing="ij")
-    return np.quantile(fbm(x, z, scale, octaves, 12345), np.linspace(0, 1, 201))
+    quantiles: np.ndarray = np.quantile(fbm(x, z, scale, octaves, 12345), np.linspace(0, 1, 201))
+    return quantiles
 
 
 _Q2 = _cdf(2, 420.0)
@@ -37,7 +38,8 @@ _U = np.linspace(0, 1, 201)
 
 
 def _uniform(v: np.ndarray, table: np.ndarray) -> np.ndarray:
-    return np.interp(v, table, _U)
+    uniform: np.ndarray = np.interp(v, table, _U)
+    return uniform
 
 
 @dataclass
@@ -78,7 +80,8 @@ def _grid_fields(seed: int, x0: int, z0: int, nx: int, nz: int, step: int = 1) -
     mz = int((zs[-1] - lz0) // LATTICE) + 2
     LX, LZ = np.meshgrid(lx0 + LATTICE * np.arange(mx), lz0 + LATTICE * np.arange(mz), indexing="ij")
     lat = _raw_fields(seed, LX.astype(np.float64), LZ.astype(np.float64))
-    return (_weights(xs, lx0, mx) @ lat) @ _weights(zs, lz0, mz).T
+    fields: np.ndarray = (_weights(xs, lx0, mx) @ lat) @ _weights(zs, lz0, mz).T
+    return fields
 
 
 def _weights(xs: np.ndarray, l0: int, m: int) -> np.ndarray:
@@ -103,7 +106,10 @@ def columns(seed: int, x: np.ndarray, z: np.ndarray) -> "Columns":
     z = np.asarray(z, dtype=np.int64)
     lx, lz = (x // LATTICE) * LATTICE, (z // LATTICE) * LATTICE
     tx, tz = (x - lx) / LATTICE, (z - lz) / LATTICE
-    f = lambda dx, dz: _raw_fields(seed, (lx + dx).astype(np.float64), (lz + dz).astype(np.float64))  # noqa: E731
+
+    def f(dx: int, dz: int) -> np.ndarray:
+        return _raw_fields(seed, (lx + dx).astype(np.float64), (lz + dz).astype(np.float64))
+
     a, b, c, d = f(0, 0), f(LATTICE, 0), f(0, LATTICE), f(LATTICE, LATTICE)
     top = a + (b - a) * tx
     return _classify(top + (c + (d - c) * tx - top) * tz)

@@ -1,6 +1,6 @@
 """SmartPlay's Minecraft "find a biome" tasks on the substitute voxel world (§5.6)."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,6 +12,9 @@ from playbench.suites.smartplay.voxel import physics
 from playbench.suites.smartplay.voxel.biomes import BIOME_NAMES, FIND_TASKS, goal_set
 from playbench.suites.smartplay.voxel.text import observe
 from playbench.suites.smartplay.voxel.world import World
+
+if TYPE_CHECKING:
+    from playbench.suites.smartplay.voxel.explorer import Explorer
 
 ACTIONS = ["Move North", "Move East", "Move South", "Move West"]
 MOVE_TICKS = 50
@@ -49,7 +52,7 @@ class MinecraftGame(SmartPlayGame):
         self.reached: int | None = None
         self.spawn_biome = -1
         self.spawn = (0.0, 0.0, 0.0)
-        self._explorer: Any = None
+        self._explorer: Explorer | None = None
 
     def _reset(self) -> str:
         self.world = World(derive_seed("minecraft-world", int(self.rng.integers(2**63))))

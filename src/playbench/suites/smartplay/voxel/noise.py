@@ -8,7 +8,7 @@ _M3 = np.uint64(0xBF58476D1CE4E5B9)
 _M4 = np.uint64(0x94D049BB133111EB)
 
 
-def hash01(ix: np.ndarray, iz: np.ndarray, seed) -> np.ndarray:
+def hash01(ix: np.ndarray, iz: np.ndarray, seed: int | np.ndarray) -> np.ndarray:
     """A uniform [0, 1) value per integer lattice point (splitmix-style mixing)."""
     with np.errstate(over="ignore"):
         h = ix.astype(np.int64).astype(np.uint64) * _M1
@@ -60,7 +60,8 @@ def value_noise(x: np.ndarray, z: np.ndarray, scale: float, seed: int) -> np.nda
         c, d = hash01(ix, iz + 1, seed), hash01(ix + 1, iz + 1, seed)
     top = a + (b - a) * tx
     bottom = c + (d - c) * tx
-    return 2.0 * (top + (bottom - top) * tz) - 1.0
+    noise: np.ndarray = 2.0 * (top + (bottom - top) * tz) - 1.0
+    return noise
 
 
 def fbm(x: np.ndarray, z: np.ndarray, scale: float, octaves: int, seed: int) -> np.ndarray:
@@ -109,4 +110,5 @@ def fbm_stack(x: np.ndarray, z: np.ndarray, fields: list[tuple[float, int, int]]
     mix = np.zeros((len(fields), len(scales)))
     for k, (f, w) in enumerate(weights):
         mix[f, k] = w
-    return (mix @ layers).reshape((len(fields),) + np.shape(x))
+    stacked: np.ndarray = (mix @ layers).reshape((len(fields),) + np.shape(x))
+    return stacked

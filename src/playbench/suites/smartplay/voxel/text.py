@@ -8,6 +8,7 @@ from scipy import ndimage
 from playbench.suites.smartplay.voxel import blocks as bk
 from playbench.suites.smartplay.voxel.physics import Player
 from playbench.suites.smartplay.voxel.world import MOB_SIZE, World
+from playbench.suites.smartplay.voxel.worldgen import Mob
 
 EYE = 1.62
 RAY_LEN = 65.0
@@ -61,7 +62,7 @@ def _cast(world: World, origin: np.ndarray, dirs: np.ndarray, ts: np.ndarray,
     return names, np.where(found, dist, RAY_LEN)
 
 
-def _maybe_visible(mob: list, eye: np.ndarray, yaw: float) -> bool:
+def _maybe_visible(mob: Mob, eye: np.ndarray, yaw: float) -> bool:
     """Whether a mob is within ray range and roughly inside the 96-degree field of view."""
     dx, dy, dz = mob[1] - eye[0], mob[2] - eye[1], mob[3] - eye[2]
     d2 = dx * dx + dz * dz
@@ -71,11 +72,11 @@ def _maybe_visible(mob: list, eye: np.ndarray, yaw: float) -> bool:
         return True
     # Angle between the look direction (-sin yaw, cos yaw) and the mob, horizontally.
     cosang = (-math.sin(math.radians(yaw)) * dx + math.cos(math.radians(yaw)) * dz) / math.sqrt(d2)
-    return cosang > math.cos(math.radians(60))
+    return bool(cosang > math.cos(math.radians(60)))
 
 
 def _entity_hits(world: World, eye: np.ndarray, dirs: np.ndarray, limit: np.ndarray, x: float, z: float,
-                 yaw: float):
+                 yaw: float) -> tuple[list[str | None], np.ndarray]:
     """The nearest mob each ray meets before its block: (names or None, distances)."""
     mobs = [m for m in world.mobs_near(x, z, RAY_LEN + 2) if _maybe_visible(m, eye, yaw)]
     names: list[str | None] = [None] * len(dirs)

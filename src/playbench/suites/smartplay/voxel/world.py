@@ -10,6 +10,7 @@ from playbench.suites.smartplay.voxel.worldgen import (
     BIOME_FIELD,
     PACKED,
     REGION,
+    Mob,
     Region,
     block_in,
     blocks_from,
@@ -154,11 +155,11 @@ class World:
             y += 1
         return px + 0.5, float(y), pz + 0.5
 
-    def _nearby_mobs(self, x: float, z: float, radius: float) -> list[list]:
+    def _nearby_mobs(self, x: float, z: float, radius: float) -> list[Mob]:
         """Mobs ([name, x, y, z], kept by the region that spawned them) of generated regions near (x, z)."""
         r0x, r1x = math.floor(x - radius - 16) // REGION, math.floor(x + radius + 16) // REGION
         r0z, r1z = math.floor(z - radius - 16) // REGION, math.floor(z + radius + 16) // REGION
-        out: list[list] = []
+        out: list[Mob] = []
         for rx in range(r0x, r1x + 1):
             for rz in range(r0z, r1z + 1):
                 reg = self.regions.get((rx, rz))
@@ -184,6 +185,6 @@ class World:
             if h >= SEA and abs(ny - mob[2]) <= 1 and not self.solid(math.floor(nx), ny, math.floor(nz)):
                 mob[1], mob[2], mob[3] = nx, float(ny), nz
 
-    def mobs_near(self, x: float, z: float, radius: float) -> list[list]:
+    def mobs_near(self, x: float, z: float, radius: float) -> list[Mob]:
         """Mobs within ``radius`` blocks (horizontally) of (x, z)."""
         return self._nearby_mobs(x, z, radius)

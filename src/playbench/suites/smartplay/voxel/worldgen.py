@@ -6,6 +6,7 @@ Trees near a region's edge are decided on padded columns, so neighbouring region
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import ndimage
@@ -43,6 +44,8 @@ from playbench.suites.smartplay.voxel.climate import (
 from playbench.suites.smartplay.voxel.noise import hash3
 
 REGION = 64
+#: A passive mob: [entity name, x, y, z], a list so that step_mobs moves it in place (mixed str/float items).
+Mob = list[Any]
 PAD = 4  # trees near a region's edge are decided on padded columns so neighbours agree
 
 # biome -> (tree density, trunk height range, tall grass, flower, double plant, dead bush, cactus, mushroom)
@@ -96,7 +99,7 @@ class Region:
     rx: int
     rz: int
     cols: dict[str, np.ndarray]
-    mobs: list[list]
+    mobs: list[Mob]
     packed: np.ndarray  # [x, z, field] int16 in PACKED order, for the vectorized look-ups
 
     def column(self, i: int, j: int) -> tuple[int, ...]:
@@ -206,7 +209,7 @@ def generate_region(seed: int, rx: int, rz: int) -> Region:
     cols = {k: np.ascontiguousarray(v, dtype=np.int32 if k not in ("top", "fill", "feat", "frozen") else v.dtype)
             for k, v in cols.items()}
 
-    mobs: list[list] = []
+    mobs: list[Mob] = []
     rng = np.random.default_rng([seed & 0xFFFFFFFF, rx & 0xFFFFFFFF, rz & 0xFFFFFFFF])
     b_in, h_in, t_in = cols["biome"], cols["height"], cols["top"]
     for _ in range(int(rng.integers(0, 3))):
@@ -226,7 +229,7 @@ def generate_region(seed: int, rx: int, rz: int) -> Region:
     return make_region(rx, rz, cols, mobs)
 
 
-def make_region(rx: int, rz: int, cols: dict[str, np.ndarray], mobs: list[list]) -> Region:
+def make_region(rx: int, rz: int, cols: dict[str, np.ndarray], mobs: list[Mob]) -> Region:
     """A region from its column arrays (``COLUMN_FIELDS``, each 64×64) and mobs."""
     base = np.maximum(cols["height"], SEA)
     ceil = np.maximum.reduce([base, cols["feat_hi"], cols["leaf_hi"], cols["vine_hi"]])
