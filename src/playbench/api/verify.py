@@ -15,139 +15,68 @@ that is not the number of steps stored differs (the claim is compared, never use
 Episodes that cannot be checked are counted apart, each with why: steps missing or damaged, an engine or
 data file missing here, or a task that declares its engine not reproducible (``Task.not_reproducible``).
 The run's own schedule is checked too: each ``(task, index)`` run.json schedules has a record or is counted
-missing (the first few named), from the counts alone, never by listing the schedule. BALROG's submission
-folders (``export --format balrog``) are re-played by ``verify_balrog.py``.
+missing (the first few named), from the counts alone, never by listing the schedule. The re-played record is
+built by the runner's own code (``runner/outcome.py``), so verify and the runner cannot disagree on a rule.
+
+A folder that is no run but is of a format a suite declares (BALROG's submission folder, ``export --format
+balrog``) is re-played by that format's ``verify`` hook, to which this module lends the reference policies.
 """
 
 import asyncio
 import itertools
-import math
-from collections.abc import Callable, Coroutine, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from playbench.agents.base import Agent, EpisodeContext, Turn
+from playbench.agents.base import Agent, Decision, EpisodeContext, Turn
 from playbench.core.errors import PlaybenchError
-from playbench.core.records import EpisodeRecord, RunConfig, StepRecord, finite
+from playbench.core.records import EpisodeRecord, RunConfig, StepRecord
 from playbench.core.registry import find_task
 from playbench.core.seeding import episode_seed
+from playbench.core.suite import Policy
 from playbench.core.task import Task
+from playbench.core.verdict import (
+    Difference,
+    Finding,
+    NotVerifiable,
+    Verdict,
+    VerifyResult,
+    fresh_game,
+    same,
+    settle,
+    shorten,
+    task_problem,
+)
 from playbench.log.read import RunLog, read_run
+from playbench.runner.outcome import Fault, Tally, episode_record, game_end, number
+from playbench.runner.plan import EpisodeJob
 
-Verdict = Literal["verified", "differs", "not-verifiable"]
+__all__ = ["Difference", "Finding", "NotVerifiable", "Verdict", "VerifyResult", "fresh_game", "lend_policy",
+           "reference_agent", "same", "settle", "shorten", "task_problem", "verify"]
+
 #: How many missing episodes a result names (the rest are counted).
 NAMED_MISSING = 5
 #: Episode totals compared after the last step, in the order they are reported.
 TOTALS = ("status", "steps", "reward", "invalid_actions", "score", "completion", "progress", "metrics", "instance")
 
 
-@dataclass(frozen=True)
-class Difference:
-    """The first place where a record and its re-play part: ``step`` is None for the episode's totals."""
-
-    field: str
-    recorded: Any
-    replayed: Any
-    step: int | None = None
-
-    def describe(self, width: int = 60) -> str:
-        """``step 4 reward: recorded 1.0, replayed 0.0`` with long values cut around where they part."""
-        where = f"step {self.step} " if self.step is not None else ""
-        recorded, replayed = shorten(self.recorded, self.replayed, width)
-        return f"{where}{self.field}: recorded {recorded}, replayed {replayed}"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One episode's verdict: its first difference, or why it could not be checked."""
-
-    task: str
-    index: int
-    verdict: Verdict
-    difference: Difference | None = None
-    reason: str | None = None  # why it is not verifiable
-    #: not verifiable, but hiding no score: the episode is not scored (an error status) or its task is declared
-    #: not reproducible. Any other unchecked episode is a score nobody vouched for (``VerifyResult.complete``).
-    excused: bool = False
-
-    @property
-    def name(self) -> str:
-        """``task #index`` (the task alone for a file that says no index: a BALROG file not named ``_run_NN``)."""
-        return f"{self.task} #{self.index}" if self.index >= 0 else self.task
-
-
-@dataclass
-class VerifyResult:
-    """What ``verify`` found: a verdict per episode, plus what concerns the whole folder."""
-
-    path: Path
-    kind: Literal["run", "balrog-submission"] = "run"
-    findings: list[Finding] = field(default_factory=list)
-    #: figures of the folder that do not match its episodes (a BALROG ``summary.json``): each is a difference
-    folder_differences: list[str] = field(default_factory=list)
-    #: lines to show beside the counts (what was not compared, versions that differ from this machine's)
-    notes: list[str] = field(default_factory=list)
-    #: episodes run.json schedules (a BALROG folder records no schedule: 0)
-    scheduled: int = 0
-    #: scheduled episodes without a record, and the first few of them (``task #index``)
-    missing: int = 0
-    missing_named: list[str] = field(default_factory=list)
-
-    def _count(self, verdict: Verdict) -> int:
-        return sum(f.verdict == verdict for f in self.findings)
-
-    @property
-    def verified(self) -> int:
-        """Episodes whose every record the engines gave again."""
-        return self._count("verified")
-
-    @property
-    def differing(self) -> int:
-        """Episodes with at least one record the engines do not give."""
-        return self._count("differs")
-
-    @property
-    def not_verifiable(self) -> int:
-        """Episodes that could not be re-played (each finding says why)."""
-        return self._count("not-verifiable")
-
-    @property
-    def unchecked(self) -> int:
-        """Scored episodes that could not be re-played here (steps missing or damaged, engine or data missing)."""
-        return sum(f.verdict == "not-verifiable" and not f.excused for f in self.findings)
-
-    @property
-    def ok(self) -> bool:
-        """Nothing differs (episodes that could not be checked do not make it fail, nor count as verified)."""
-        return self.differing == 0 and not self.folder_differences
-
-    @property
-    def complete(self) -> bool:
-        """Nothing differs, every scheduled episode is recorded, and every scored one was re-played.
-
-        (Or its task is not reproducible by design.)
-        """
-        return self.ok and self.unchecked == 0 and self.missing == 0
-
-
 def verify(path: Path | str) -> VerifyResult:
-    """Re-play every episode of the run (or BALROG submission folder) at ``path``; see the module doc.
+    """Re-play every episode of the run (or folder of a suite's format) at ``path``; see the module doc.
 
     A folder that is neither is a PlaybenchError. Nothing is written to the folder.
     """
     path = Path(path)
-    from playbench.log import RUN_JSON, is_run
+    from playbench.api import formats
+    from playbench.log import RUN_JSON
 
-    if not is_run(path):
-        from playbench.api.verify_balrog import verify_submission
-        from playbench.suites.balrog.submission import is_submission
-
-        if is_submission(path):
-            return verify_submission(path)
-        if not (path / RUN_JSON).exists():
-            raise PlaybenchError(f"{path} is neither a playbench run (no run.json) nor a BALROG submission folder")
+    found = formats.format_of(path)
+    if found is not None:
+        if found[1].verify is None:
+            raise PlaybenchError(f"{path} is a {found[1].title} folder, which its format does not re-play")
+        return found[1].verify(path, lend_policy)
+    if not (path / RUN_JSON).exists():
+        kinds = "".join(f" nor a {hooks.title} folder" for hooks in formats.every().values() if hooks.verify)
+        raise PlaybenchError(f"{path} is neither a playbench run (no run.json){kinds}")
     log = read_run(path)  # a run that cannot be read is refused here, in one line
     result = VerifyResult(path)
     with asyncio.Runner() as runner:  # one event loop for every episode's re-play
@@ -224,21 +153,6 @@ def _check_schedule(config: RunConfig, result: VerifyResult) -> None:
                                         if index < count)
 
 
-def task_problem(task: Task, params: dict[str, Any], problems: dict[str, str | None]) -> str | None:
-    """Why ``task``'s episodes cannot be re-played here (declared not reproducible, engine or data missing)."""
-    if task.id not in problems:
-        problem: str | None = None
-        if task.not_reproducible:
-            problem = f"not reproducible by design: {task.not_reproducible}"
-        else:
-            try:
-                task.validate_inputs(task.params(params))
-            except PlaybenchError as exc:
-                problem = str(exc)
-        problems[task.id] = problem
-    return problems[task.id]
-
-
 def _steps(log: RunLog, record: EpisodeRecord) -> tuple[list[StepRecord] | None, str]:
     """The episode's stored steps when they are whole and numbered from 0, else None and why."""
     if not record.trajectory:
@@ -252,19 +166,6 @@ def _steps(log: RunLog, record: EpisodeRecord) -> tuple[list[StepRecord] | None,
     if any(step.step != number for number, step in enumerate(steps)):
         return None, f"its trajectory is damaged (its {len(steps)} steps are not numbered 0, 1, 2 …)"
     return steps, ""
-
-
-@contextmanager
-def fresh_game(task: Task, params: Any, index: int) -> Iterator[Any]:
-    """The task's game for episode ``index``, made as the runner makes it, closed afterwards."""
-    game = task.make_game(params, index)
-    try:
-        yield game
-    finally:
-        try:
-            game.close()
-        except Exception:  # noqa: BLE001  (closing is best effort, as in the runner)
-            pass
 
 
 def reference_agent(name: str, values: dict[str, Any]) -> Callable[[], Agent] | None:
@@ -281,27 +182,30 @@ def reference_agent(name: str, values: dict[str, Any]) -> Callable[[], Agent] | 
     return lambda: spec.factory(params, None)
 
 
-class NotVerifiable(Exception):
-    """Raised by a re-play that finds it cannot check what follows (the message says why)."""
+class _Alongside:
+    """A reference agent driven by a format's re-play (``core.suite.Policy``): the agents stay the library's."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    async def start(self, task: Task, index: int, seed: int, info: dict[str, Any], game: Any) -> None:
+        """Start the agent's episode as the runner does."""
+        await self.agent.start(EpisodeContext(task.id, index, seed, info.get("manual", ""), game.unwrapped,
+                                              task.one_step))
+
+    async def act(self, step: int, observation: str, info: dict[str, Any], legal: list[str] | None) -> str | None:
+        """The legal action the agent names."""
+        return (await self.agent.act(Turn(step, observation, info, legal))).action
 
 
-def settle(runner: asyncio.Runner, task: str, index: int, replay: Coroutine[Any, Any, Difference | None],
-           status: str = "ok") -> Finding:
-    """Run one episode's re-play to its verdict (what the game raises is blamed as the runner blames it).
+def lend_policy(agent: str) -> Callable[[], Policy] | None:
+    """A maker of reference policy ``agent`` with its default settings, for a format's re-play; None: none."""
+    make = reference_agent(agent, {})
+    return None if make is None else lambda: _Alongside(make())
 
-    ``status`` is the record's: an episode whose recorded steps the game no longer plays differs there.
-    """
-    try:
-        difference = runner.run(replay)
-    except (PlaybenchError, NotVerifiable) as exc:
-        return Finding(task, index, "not-verifiable", reason=str(exc))
-    except OSError as exc:  # the machine, not the record
-        return Finding(task, index, "not-verifiable", reason=f"environment: {exc}")
-    except Exception as exc:  # noqa: BLE001  (the recorded steps were played; their re-play raised)
-        difference = Difference("status", status, f"the game raised {type(exc).__name__}: {exc}")
-    if difference is None:
-        return Finding(task, index, "verified")
-    return Finding(task, index, "differs", difference=difference)
+
+#: what the re-play counts a step with: the recorded step's validity and reward, no model usage
+_REPLAYED = Decision(raw="", action=None)
 
 
 async def _replay(record: EpisodeRecord, task: Task, params: Any, steps: list[StepRecord],
@@ -309,44 +213,23 @@ async def _replay(record: EpisodeRecord, task: Task, params: Any, steps: list[St
     """The runner's loop, with the recorded executed actions in place of the agent's.
 
     An ``ok`` record must end with its game; an error record is the unfinished episode the runner records,
-    unless its game ends with its last step (then the episode finished and the re-play says ``ok``).
-    A reference policy looks at the game's state and may change it (TextWorld's random policy tracks
-    admissible commands), so it plays alongside as it did, and its choices are checked too.
+    unless its game ends with its last step (then the episode finished and the re-play says ``ok``). The
+    re-played record is the runner's own (``outcome.episode_record``), its game ended as the runner ends it.
     """
-    with fresh_game(task, params, record.index) as game:
-        await game.prepare()
-        obs, info = game.reset(seed=record.seed)
-        agent = make_agent() if make_agent is not None else None
-        if agent is not None:
-            await agent.start(EpisodeContext(task.id, record.index, record.seed, info.get("manual", ""),
-                                             game.unwrapped, task.one_step))
-        total, invalid, done = 0.0, 0, False
-        for step in steps:
-            if done:
-                return Difference("done", False, True, step.step - 1)
-            legal = game.legal_actions()
-            difference = (_differ("observation", step.observation, obs, step.step)
-                          or _frame(step, info.get("image"), read_frame))
-            if difference is None and agent is not None:
-                decision = await agent.act(Turn(step.step, obs, info, legal))
-                difference = _differ("action", step.action, decision.action, step.step)
-            difference = difference or _validity(step, legal, game.default_action)
-            if difference is not None:
-                return difference
-            obs, reward, terminated, truncated, info = game.step(step.executed)
-            done = bool(terminated or truncated)
-            total += float(reward)
-            invalid += not step.valid
-            difference = (_differ("reward", step.reward, float(reward), step.step)
-                          or _differ("score", step.score, _number(info.get("score")) or 0.0, step.step)
-                          or _differ("done", step.done, done, step.step))
-            if difference is not None:
-                return difference
-        if record.status == "ok" and not done:
+    tally = Tally()
+    game = task.make_game(params, record.index)
+    try:
+        difference = await _play(game, record, task, steps, make_agent, read_frame, tally)
+    finally:
+        instance, progress = game_end(game)
+    if difference is not None:
+        return difference
+    if not tally.done:
+        if record.status == "ok":
             return Difference("done", True, False, len(steps) - 1)
-        outcome: dict[str, Any] = {"score": _number(info.get("score")), "completion": _number(info.get("completed", 0)),
-                                   "progress": _number(game.progress), "metrics": dict(info.get("metrics", {}))}
-        replayed = _as_runner_records(record, done, outcome, total, len(steps), invalid, game.instance() or {})
+        tally.fault = Fault(record.status, record.error or "")  # the unfinished episode its error record says
+    job = EpisodeJob(task, params, record.index, record.seed)
+    replayed = episode_record(job, record.agent, record.model, tally, instance, progress)
     recorded, again = record.model_dump(mode="json"), replayed.model_dump(mode="json")
     for name in TOTALS:
         difference = _differ(name, recorded[name], again[name])
@@ -355,27 +238,42 @@ async def _replay(record: EpisodeRecord, task: Task, params: Any, steps: list[St
     return None
 
 
-def _as_runner_records(record: EpisodeRecord, done: bool, outcome: dict[str, Any], reward: float, steps: int,
-                       invalid: int, instance: dict[str, Any]) -> EpisodeRecord:
-    """The re-played episode's record exactly as the runner makes it.
+async def _play(game: Any, record: EpisodeRecord, task: Task, steps: list[StepRecord],
+                make_agent: Callable[[], Agent] | None, read_frame: Callable[[str], bytes],
+                tally: Tally) -> Difference | None:
+    """Play the recorded steps again into ``tally``: the first step that differs from its record, else None.
 
-    A game that ended finished the episode (``ok``, scored); one that did not is the unfinished episode an
-    error record describes (its status kept, no score). Numbers that are not finite make it the game's
-    error, as in the runner.
+    A reference policy looks at the game's state and may change it (TextWorld's random policy tracks
+    admissible commands), so it plays alongside as it did, and its choices are checked too.
     """
-    status = "ok" if done else record.status
-    if not done:
-        outcome = {}
-    if not (finite(reward) and finite(outcome) and finite(instance)):
-        status, outcome = "game-error", {}
-        reward, instance = (reward if finite(reward) else 0.0), (instance if finite(instance) else {})
-    ok = status == "ok"
-    return EpisodeRecord(
-        task=record.task, index=record.index, seed=record.seed, status=status, agent=record.agent,
-        score=outcome["score"] if ok else None, completion=outcome["completion"] if ok else None,
-        progress=outcome["progress"] if ok else None, reward=reward, steps=steps, invalid_actions=invalid,
-        metrics=outcome["metrics"] if ok else {}, instance=instance,
-    )
+    await game.prepare()
+    obs, tally.info = game.reset(seed=record.seed)
+    agent = make_agent() if make_agent is not None else None
+    if agent is not None:
+        await agent.start(EpisodeContext(task.id, record.index, record.seed, tally.info.get("manual", ""),
+                                         game.unwrapped, task.one_step))
+    for step in steps:
+        if tally.done:
+            return Difference("done", False, True, step.step - 1)
+        legal = game.legal_actions()
+        difference = (_differ("observation", step.observation, obs, step.step)
+                      or _frame(step, tally.info.get("image"), read_frame))
+        if difference is None and agent is not None:
+            decision = await agent.act(Turn(step.step, obs, tally.info, legal))
+            difference = _differ("action", step.action, decision.action, step.step)
+        difference = difference or _validity(step, legal, game.default_action)
+        if difference is not None:
+            return difference
+        obs, reward, terminated, truncated, tally.info = game.step(step.executed)
+        tally.done = bool(terminated or truncated)
+        tally.count(_REPLAYED, step.valid, float(reward))
+        tally.steps += 1
+        difference = (_differ("reward", step.reward, float(reward), step.step)
+                      or _differ("score", step.score, number(tally.info.get("score")) or 0.0, step.step)
+                      or _differ("done", step.done, tally.done, step.step))
+        if difference is not None:
+            return difference
+    return None
 
 
 def _frame(step: StepRecord, image: Any, read_frame: Callable[[str], bytes]) -> Difference | None:
@@ -415,43 +313,6 @@ def _validity(step: StepRecord, legal: list[str] | None, default: str) -> Differ
 
 def _differ(name: str, recorded: Any, replayed: Any, step: int | None = None) -> Difference | None:
     return None if same(recorded, replayed) else Difference(name, recorded, replayed, step)
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal as records hold them (JSON values: a tuple is a list, 1 is 1.0, numbers compared exactly)."""
-    if type(a) is type(b) and type(a) in (str, float):  # most values, the fast way
-        return bool(a == b)
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b or (math.isnan(a) and math.isnan(b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
-
-
-def _number(value: Any) -> float | None:
-    """The runner's reading of a number in ``info``."""
-    try:
-        return None if value is None else float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def shorten(a: Any, b: Any, width: int = 60) -> tuple[str, str]:
-    """``a`` and ``b`` as short texts; two strings are cut around the first character where they part."""
-    if isinstance(a, str) and isinstance(b, str):
-        at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-        start = max(0, at - width // 3) if max(len(a), len(b)) > width else 0
-        return _window(a, start, width), _window(b, start, width)
-    return _window(repr(a), 0, width, quote=False), _window(repr(b), 0, width, quote=False)
-
-
-def _window(text: str, start: int, width: int, quote: bool = True) -> str:
-    piece = text[start:start + width]
-    return ("…" if start else "") + (repr(piece) if quote else piece) + ("…" if start + width < len(text) else "")
 
 
 def version_notes(log: RunLog) -> list[str]:

@@ -6,18 +6,14 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
 from playbench.core.errors import PlaybenchError
+from playbench.core.terminal import console as console  # the commands' consoles, shared with the suites' own
+from playbench.core.terminal import err_console as err_console
 from playbench.log.read import RunLog, read_run
 from playbench.report.inert import inert_text
-
-console = Console()
-if not console.is_terminal and "COLUMNS" not in os.environ:  # pipes and CI logs: wide unless COLUMNS says
-    console = Console(width=160)
-err_console = Console(stderr=True)
 
 
 class OutputError(click.ClickException):

@@ -1,11 +1,12 @@
-"""``playbench export``: episodes as one table (CSV, Parquet, JSON lines), chat data, or BALROG's folder.
+"""``playbench export``: episodes as one table (CSV, Parquet, JSON lines), chat data, or a suite's folder.
 
 Tables hold one flat row per episode of every run given, readable by pandas as is (``report/table.py``);
-``--format chat`` writes JSON lines of requests and answers (``report/chat.py``); ``--format balrog`` writes
-the folder BALROG's evaluator writes and its leaderboard publishes (``suites/balrog/submission.py``).
+``--format chat`` writes JSON lines of requests and answers (``report/chat.py``); ``--format NAME`` for a
+folder format a suite declares (``Suite.formats``: ``balrog`` writes the folder BALROG's evaluator writes and
+its leaderboard publishes) hands the run's episodes to that format's ``write`` hook.
 
 Nothing the user did not ask for is replaced: a table goes to a new file, or replaces one that is itself
-an export of the same format (``is_export_table``); the BALROG folder must be new or empty; no symbolic
+an export of the same format (``is_export_table``); a folder must be new or empty; no symbolic
 link is followed at the target. A failed write is one line naming the file (exit 1) and leaves an earlier
 export as it was.
 """
@@ -23,8 +24,10 @@ from typing import IO, Any
 import click
 import orjson
 
-from playbench.cli.common import OutputError, err_console, open_runs, safe_markup, safe_text, writable_run
+from playbench.api import formats
+from playbench.cli.common import OutputError, err_console, open_runs, plain, safe_text, writable_run
 from playbench.core.errors import PlaybenchError
+from playbench.core.suite import FormatHooks
 from playbench.log.durable import describe
 from playbench.log.read import RunLog
 from playbench.report.chat import chat_lines, is_chat_line
@@ -33,6 +36,23 @@ from playbench.report.table import episode_frame, episode_rows, is_table_header
 HEAD_BYTES = 65536  # how much of an existing file is read to recognise an export table
 LINE_BYTES = 64 * 2**20  # the longest first line of a chat export read to recognise it
 TABLES = ("csv", "parquet", "jsonl")
+#: the formats export writes itself, beside the suites' folder formats
+OWN = (*TABLES, "chat", "inspect")
+
+
+def folder_formats() -> dict[str, FormatHooks]:
+    """The folder formats the suites declare that export can write (a ``write`` hook), by name.
+
+    A suite's format named like one of export's own is refused in one line.
+    """
+    found = {name: hooks for name, hooks in formats.every().items() if hooks.write is not None}
+    clash = sorted(set(found) & set(OWN))
+    if clash:
+        raise PlaybenchError(f"a suite declares the folder format {clash[0]!r}, which is export's own; rename it")
+    return found
+
+
+FOLDERS = folder_formats()
 
 
 def _lstat_mode(target: Path) -> int | None:
@@ -139,34 +159,31 @@ def write_chat(stores: list[RunLog], per: str, target: Path) -> None:
     replace_file(target, write)
 
 
-def export_balrog(store: RunLog, target: Path) -> None:
-    """Write ``store``'s BALROG episodes as BALROG's submission folder ``target`` (which must be new or empty)."""
-    from playbench.suites.balrog import submission
+def export_folder(store: RunLog, target: Path, fmt: str) -> None:
+    """Write ``store``'s episodes as the suite's folder format ``fmt`` into ``target`` (which must be new or empty).
 
+    Each latest record goes with its steps; what the format leaves out is said on stderr, one line each.
+    """
+    hooks = FOLDERS[fmt]
+    write = hooks.write
+    assert write is not None  # FOLDERS holds writable formats only
     mode = _lstat_mode(target)
     if mode is not None and stat.S_ISLNK(mode):
         raise PlaybenchError(f"{target} is a symbolic link; choose a new or empty folder as --output")
     if mode is not None and (not stat.S_ISDIR(mode) or any(target.iterdir())):
         raise PlaybenchError(f"{target} already exists and is not an empty folder; choose another --output")
-    config = store.config
     latest = store.latest_episodes()
     episodes = ((latest[key], store.read_trajectory(latest[key]) if latest[key].trajectory else None)
                 for key in sorted(latest))
     try:
-        written = submission.write_submission(
-            target, episodes, submission.agent_config(config.agent, config.agent_params),
-            submission.client_config(config.model, config.model_params))
+        written, notes = write(target, episodes, store.config)
     except OSError as exc:
         failed = Path(exc.filename) if isinstance(exc.filename, str) else target
         raise OutputError(describe(exc, failed)) from None
-    if written.other_tasks:
-        err_console.print(f"[yellow]not BALROG tasks, left out: {safe_markup(', '.join(written.other_tasks))}[/]")
-    if written.left_out:
-        counts = ", ".join(f"{n} {status}" for status, n in sorted(written.left_out.items()))
-        err_console.print(f"[yellow]episodes not ok, left out as BALROG leaves them ({counts}); "
-                          "'playbench eval --resume RUN --retry-errors' re-runs them[/]")
-    if not written.episodes:
-        raise PlaybenchError(f"{store.path} has no finished BALROG episode to export")
+    for note in notes:  # a note may quote record text (task ids): shown inertly
+        err_console.print(plain(note, limit=None), style="yellow")
+    if not written:
+        raise PlaybenchError(f"{store.path} has no episode to export as a {hooks.title} folder")
 
 
 def export_inspect(store: RunLog, target: Path) -> None:
@@ -191,8 +208,8 @@ def export_inspect(store: RunLog, target: Path) -> None:
 
 def default_target(store: RunLog, fmt: str, per: str) -> Path:
     """Where an export of one run goes without ``--output``: inside the run."""
-    if fmt == "balrog":
-        return store.path / "balrog"
+    if fmt in FOLDERS:
+        return store.path / fmt
     if fmt == "inspect":
         return store.path / "export.eval"
     if fmt == "chat":
@@ -202,17 +219,17 @@ def default_target(store: RunLog, fmt: str, per: str) -> Path:
 
 @click.command("export")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
-@click.option("--format", "fmt", type=click.Choice([*TABLES, "chat", "balrog", "inspect"]), default="csv",
+@click.option("--format", "fmt", type=click.Choice([*TABLES, "chat", *FOLDERS, "inspect"]), default="csv",
               show_default=True,
               help="A table of episodes, chat: JSON lines of requests and answers, "
-                   "balrog: BALROG's submission folder (one run), "
-                   "or inspect: an Inspect AI log for 'inspect view' (one run; needs playbench[inspect]).")
+                   + "".join(f"{name}: a {hooks.title} folder (one run), " for name, hooks in FOLDERS.items())
+                   + "or inspect: an Inspect AI log for 'inspect view' (one run; needs playbench[inspect]).")
 @click.option("--per", type=click.Choice(["step", "episode"]), default=None,
               help="With --format chat: a line per step (default), or per episode as one conversation.")
 @click.option("--output", "-o", type=click.Path(), default=None,
               help="File to write: new, or an earlier export of the same format (default: RUN/export.<format>, "
                    "for chat RUN/export.chat.jsonl or RUN/export.chat-episodes.jsonl; needed with several runs); "
-                   "for balrog a new or empty folder (default: RUN/balrog).")
+                   "for a suite's folder format a new or empty folder (default: RUN/<format>).")
 def command(runs: tuple[str, ...], fmt: str, per: str | None, output: str | None) -> None:
     """Write RUN's episodes as a table, or as BALROG's submission folder.
 
@@ -228,15 +245,15 @@ def command(runs: tuple[str, ...], fmt: str, per: str | None, output: str | None
     twice = next((store.path for store, root in zip(stores, roots, strict=True) if roots.count(root) > 1), None)
     if twice is not None:
         raise PlaybenchError(f"{twice} is given twice; give each run once")
-    if len(stores) > 1 and fmt in ("balrog", "inspect"):
-        raise PlaybenchError(f"--format {fmt} writes one run's {'folder' if fmt == 'balrog' else 'log'}; give one run")
+    if len(stores) > 1 and (fmt in FOLDERS or fmt == "inspect"):
+        raise PlaybenchError(f"--format {fmt} writes one run's {'folder' if fmt in FOLDERS else 'log'}; give one run")
     if len(stores) > 1 and not output:
         raise PlaybenchError("several runs make one file: name it with --output (-o)")
     target = Path(output) if output else default_target(stores[0], fmt, per or "step")
     if not output:
         writable_run(stores[0].path, target)
-    if fmt == "balrog":
-        export_balrog(stores[0], target)
+    if fmt in FOLDERS:
+        export_folder(stores[0], target, fmt)
     elif fmt == "inspect":
         export_inspect(stores[0], target)
     elif fmt == "chat":

@@ -1,15 +1,22 @@
-"""Entry point: a click group whose commands are imported only when used."""
+"""Entry point: a click group whose commands are imported only when used.
+
+Its own commands are named in ``COMMANDS``; a suite adds its own (``playbench mango``) by declaring a
+``Command`` row in its ``SUITE``, read from there: this module names no suite.
+"""
 
 import importlib
 import importlib.util
 import sys
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from playbench.core.errors import PlaybenchError
 from playbench.report.inert import inert_text as safe_text
+
+if TYPE_CHECKING:
+    from playbench.core.suite import Command
 
 # command name -> module under playbench.cli holding a click command called ``command``
 COMMANDS = {
@@ -23,8 +30,6 @@ COMMANDS = {
     "export": "export_cmd",
     "merge": "merge_cmd",
     "play": "play_cmd",
-    "grasp": "grasp_cmd",
-    "mango": "mango_cmd",
     "verify": "verify_cmd",
     "serve-env": "serve_env_cmd",
 }
@@ -42,8 +47,6 @@ SUMMARIES = {
     "plot": "Plot RUNS side by side (scores with 95% CIs, SmartPlay radar, BALROG progress, GRASP energy).",
     "export": "Write RUN's episodes as a table, or as BALROG's submission folder.",
     "play": "Play TASK yourself through exactly the text interface a model sees.",
-    "grasp": "GRASP tools that work on the official data files.",
-    "mango": "MANGO tools: skeletons, stats, score, compare.",
     "merge": "Merge SHARDS (run directories of one config, each a --shard K/N) into one run.",
     "verify": "Re-play RUN's episodes from their seeds and actions and check every recorded value.",
     "serve-env": "Serve TASKS over OpenEnv's HTTP reset/step/state interface, for RL trainers.",
@@ -54,30 +57,62 @@ def _available() -> list[str]:
     return [n for n, m in COMMANDS.items() if importlib.util.find_spec(f"playbench.cli.{m}") is not None]
 
 
+def suite_commands() -> dict[str, "Command"]:
+    """The commands the suites declare (``Suite.commands``), by name: reading their rows imports none of them.
+
+    A name that is one of playbench's own commands, or that two suites declare, is refused in one line.
+    """
+    from playbench.core import registry
+
+    found: dict[str, Command] = {}
+    for declarations in registry.suites().values():
+        for suite in declarations:
+            for row in suite.commands:
+                if row.name in COMMANDS or row.name in found:
+                    raise PlaybenchError(f"suite {suite.name!r} declares the command {row.name!r}, which playbench "
+                                         "already has; rename it")
+                found[row.name] = row
+    return found
+
+
+def _suite_command(row: "Command") -> click.Command:
+    """The click command a suite's row names, imported now."""
+    from playbench.core.suite import load_hook
+
+    command = load_hook(row.command)
+    if not isinstance(command, click.Command):
+        raise PlaybenchError(f"command {row.name!r}: {row.command!r} is a {type(command).__name__}, not a click command")
+    return command
+
+
 class LazyGroup(click.Group):
     """Loads a command's module on first use, so ``playbench list`` does not import every engine."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        """The commands whose modules exist."""
-        return _available()
+        """The commands whose modules exist, then the suites' commands."""
+        return [*_available(), *suite_commands()]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        """Import the command's module only now."""
-        if cmd_name not in _available():
-            return None
-        command: click.Command = importlib.import_module(f"playbench.cli.{COMMANDS[cmd_name]}").command
-        return command
+        """Import the command's module only now (a suite's command: its row is read first)."""
+        if cmd_name in COMMANDS:
+            if cmd_name not in _available():
+                return None
+            command: click.Command = importlib.import_module(f"playbench.cli.{COMMANDS[cmd_name]}").command
+            return command
+        row = suite_commands().get(cmd_name)
+        return None if row is None else _suite_command(row)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The command list of ``--help``, from ``SUMMARIES`` (a command missing there is imported)."""
+        """The command list of ``--help``, from ``SUMMARIES`` and the suites' rows (a command in neither is imported)."""
         names = self.list_commands(ctx)
         if not names:
             return
         limit = formatter.width - 6 - max(len(name) for name in names)
+        summaries = {**SUMMARIES, **{name: row.help for name, row in suite_commands().items()}}
         rows = []
         for name in names:
-            if name in SUMMARIES:
-                rows.append((name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit)))
+            if name in summaries:
+                rows.append((name, click.Command(name, help=summaries[name]).get_short_help_str(limit)))
             else:
                 command = self.get_command(ctx, name)
                 if command is not None and not command.hidden:

@@ -14,6 +14,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from playbench.api import formats
 from playbench.cli.common import (
     console,
     fmt_ci,
@@ -30,6 +31,7 @@ from playbench.cli.common import (
 )
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import STATUSES
+from playbench.core.suite import FormatHooks
 from playbench.report.build import build_report, episodes_text, errors_text, summary_hooks
 
 
@@ -180,39 +182,22 @@ def print_leaderboard(board: dict[str, Any]) -> None:
         console.print(name)
 
 
-def print_submission(result: dict[str, Any]) -> None:
-    """A BALROG submission folder's leaderboard figure, as BALROG prints it, and any disagreement.
+def print_folder(hooks: FormatHooks, figures: dict[str, Any]) -> None:
+    """A suite's folder (BALROG's submission folder) as its format shows it; its strings handed over inert."""
+    for renderable in hooks.render(inert_tree(figures)):
+        console.print(renderable)
 
-    A folder without episode files has nothing to recompute: its published figures are shown as written,
-    and marked so.
-    """
-    from playbench.suites.balrog.submission import leaderboard_line
 
-    recomputed = result["recomputed"]
-    summary = result["summary"] if recomputed else result["published"]
-    table = Table(title=Text.assemble("BALROG submission ", plain(result["folder"])))
-    for col in ("environment", "progression % ± SE" if recomputed else "published % ± SE", "episodes"):
-        table.add_column(col, justify="left" if col == "environment" else "right")
-    for env, block in summary["environments"].items():
-        figure = (f"{block['progression_percentage']:.2f} ± {block['standard_error']:.2f}" if recomputed
-                  else f"{block['progression_percentage']!r} ± {block['standard_error']!r}")  # as written
-        table.add_row(plain(env), figure, str(block["episodes_played"]))
-    console.print(table)
-    if not recomputed:
-        console.print(Text(f"{leaderboard_line(summary)} (published, not recomputed)"))
-        console.print(Text(result["note"], style="yellow"))
-    elif result["recorded"] is None:
-        console.print(Text(leaderboard_line(summary)))
-        console.print(Text("no summary.json: figure computed from the episode files", style="yellow"))
-    elif result["mismatches"]:
-        console.print(Text(leaderboard_line(summary)))
-        console.print(Text("summary.json disagrees with its episode files (figure above: the episode files):",
-                           style="bold red"))
-        for line in result["mismatches"]:
-            console.print(plain(f"  {line}", limit=None))
-    else:
-        console.print(Text(leaderboard_line(summary)))
-        console.print(Text("summary.json agrees with the episode files", style="green"))
+def _folders(paths: tuple[str, ...]) -> tuple[list[tuple[FormatHooks, dict[str, Any]]], tuple[str, ...]]:
+    """The paths that are folders of a format a suite declares, read, and the rest (runs, or refused as runs)."""
+    folders, runs = [], []
+    for path in paths:
+        found = formats.format_of(Path(path))
+        if found is None:
+            runs.append(path)
+        else:
+            folders.append((found[1], found[1].read(Path(path))))
+    return folders, tuple(runs)
 
 
 @click.command("report")
@@ -221,28 +206,26 @@ def print_submission(result: dict[str, Any]) -> None:
 def command(runs: tuple[str, ...], as_json: bool) -> None:
     """Summarize one or more RUN directories (never re-runs anything).
 
-    A BALROG submission folder (BALROG's summary.json and per-environment episode files) is read too:
-    its leaderboard figure is recomputed from the episode files as BALROG computes it; a folder that
-    publishes its summary.json alone is shown as published, marked as not recomputed.
+    A folder of a format a suite declares is read too: a BALROG submission folder (BALROG's summary.json and
+    per-environment episode files) has its leaderboard figure recomputed from the episode files as BALROG
+    computes it; a folder that publishes its summary.json alone is shown as published, marked as not
+    recomputed.
     """
-    from playbench.suites.balrog.submission import is_submission, read_submission
-
-    submissions = [read_submission(Path(p)) for p in runs if is_submission(Path(p))]
-    runs = tuple(p for p in runs if not is_submission(Path(p)))
-    if submissions and not runs:
+    folders, runs = _folders(runs)
+    if folders and not runs:
         if as_json:
-            out = submissions[0] if len(submissions) == 1 else {"submissions": submissions}
+            out = folders[0][1] if len(folders) == 1 else {"submissions": [figures for _, figures in folders]}
             click.echo(json.dumps(out, indent=2, ensure_ascii=True))
         else:
-            for result in submissions:
-                print_submission(result)
+            for hooks, figures in folders:
+                print_folder(hooks, figures)
         return
     reports = [build_report(store) for store in open_runs(runs)]
-    if submissions:
+    if folders:
         if as_json:
-            raise PlaybenchError("report --json takes either runs or BALROG submission folders, not both")
-        for result in submissions:
-            print_submission(result)
+            raise PlaybenchError(f"report --json takes either runs or {folders[0][0].title} folders, not both")
+        for hooks, figures in folders:
+            print_folder(hooks, figures)
     if as_json:
         out = reports[0] if len(reports) == 1 else {"runs": reports, "leaderboard": leaderboard(reports)}
         # ASCII JSON: control characters in record text stay \u escapes, never raw bytes on the terminal

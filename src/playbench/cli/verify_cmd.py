@@ -1,4 +1,4 @@
-"""``playbench verify``: re-play a run (or a BALROG submission folder) and say whether its records hold.
+"""``playbench verify``: re-play a run (or a suite's folder: a BALROG submission) and say whether its records hold.
 
 Exit codes: 0 when nothing differs, every episode run.json schedules is recorded and every scored episode was
 re-played; 1 when an episode (or a folder's summary) differs; 3 when nothing differs but the run is not
@@ -22,7 +22,7 @@ NAMED = 5
 def lines(result: VerifyResult) -> list[str]:
     """The report: counts, the first difference of each differing episode, why the others were not checked."""
     head = (f"{result.verified} verified, {result.differing} differing, {result.not_verifiable} not verifiable"
-            f" ({len(result.findings)} episodes of {'BALROG submission' if result.kind != 'run' else 'run'} "
+            f" ({len(result.findings)} episodes of {result.label} "
             f"{safe_text(result.path)})")
     out = [head]
     for finding in result.findings:
@@ -63,8 +63,8 @@ def _named(names: list[str], count: int) -> str:
 def command(run: str) -> None:
     """Re-play RUN's episodes from their seeds and actions and check every recorded value.
 
-    RUN is a run directory (local, resumed, Ray or merged) or a BALROG submission folder written by
-    ``playbench export --format balrog``. Exit code 1 when anything differs, 3 when scheduled episodes have
+    RUN is a run directory (local, resumed, Ray or merged) or a folder of a suite's format, such as a BALROG
+    submission folder written by ``playbench export --format balrog``. Exit code 1 when anything differs, 3 when scheduled episodes have
     no record or scored episodes could not be checked.
     """
     result = verify(run)

@@ -8,6 +8,12 @@ The hooks are named, not imported: ``summary="package.module:NAME"`` names a ``S
 points), so listing tasks loads no report code, and a suite declared outside playbench
 (``PLAYBENCH_SUITES``) brings its own. ``demos=...`` names the reader of the suite's own demonstration
 records (BALROG's ``.npz``), which the few-shot agent calls without importing any suite.
+
+A suite may own folder formats and subcommands too. ``formats={"balrog": "module:NAME"}`` names each format's
+``FormatHooks`` (how ``report``, ``export --format NAME`` and ``verify`` detect, read, show, write and re-play
+such a folder); ``commands=(Command(name, help, "module:NAME"),)`` adds ``playbench NAME`` (a click command
+or group), listed by ``playbench --help`` from the row and imported only when run. So the library and the
+command line name no suite: they reach one through its row.
 """
 
 from __future__ import annotations  # the record types are named in annotations only: listing loads no pydantic
@@ -15,17 +21,18 @@ from __future__ import annotations  # the record types are named in annotations 
 import functools
 import importlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.figures import Figure, RunSummary
 from playbench.core.task import Task
 
 if TYPE_CHECKING:
-    from playbench.core.records import EpisodeRecord, StepRecord
+    from playbench.core.records import EpisodeRecord, RunConfig, StepRecord
+    from playbench.core.verdict import VerifyResult
 
 
 @dataclass(frozen=True)
@@ -110,8 +117,67 @@ class PictureHooks:
 DemoReader = Callable[[Path], dict[str, list[tuple[int, list[tuple[str, str]]]]] | None]
 
 
+class Policy(Protocol):
+    """A reference policy (``random``, ``oracle``) playing alongside a format's re-play.
+
+    The library's verify lends it (``PolicyLender``): agents are not a suite's to import. ``start`` is called
+    after the game's reset with its ``info`` and game; ``act`` returns the action the policy names (None: none).
+    """
+
+    async def start(self, task: Task, index: int, seed: int, info: dict[str, Any], game: Any) -> None:
+        """Begin an episode of ``task`` (its index and seed) on ``game``."""
+        ...
+
+    async def act(self, step: int, observation: str, info: dict[str, Any], legal: list[str] | None) -> str | None:
+        """The action chosen at ``step``."""
+        ...
+
+
+#: agent name as a folder records it -> a maker of that reference policy; None when it names none (a model played)
+PolicyLender = Callable[[str], Callable[[], Policy] | None]
+
+#: what ``export`` hands a format's ``write``: each episode's record and its steps (None: no steps recorded)
+Episodes = Iterable[tuple["EpisodeRecord", Sequence["StepRecord"] | None]]
+
+
+@dataclass(frozen=True)
+class FormatHooks:
+    """A folder format a suite owns (each of its ``formats`` names one of these).
+
+    ``title`` names such a folder in messages (``BALROG submission``). ``detect(folder)``: whether a folder
+    that is not a playbench run is one (cheap: ``report`` and ``verify`` ask it of each such folder).
+    ``read(folder)``: its figures as JSON (what ``report --json`` prints), refusing a bad file in one line;
+    ``render(figures)``: the rich renderables ``report`` prints (its strings arrive inert). Optional:
+    ``write(folder, episodes, config)`` writes a run's episodes into ``folder`` (new or empty) for
+    ``export --format NAME`` and returns ``(episodes written, notes to show)``; ``verify(folder, lend)``
+    re-plays the folder (``lend`` gives reference policies) into a ``core.verdict.VerifyResult``.
+    """
+
+    title: str
+    detect: Callable[[Path], bool]
+    read: Callable[[Path], dict[str, Any]]
+    render: Callable[[dict[str, Any]], list[Any]]
+    write: Callable[[Path, Episodes, RunConfig], tuple[int, list[str]]] | None = None
+    verify: Callable[[Path, PolicyLender], VerifyResult] | None = None
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand a suite adds: ``playbench NAME``.
+
+    ``help`` is the first paragraph of the command's own help (``playbench --help`` lists it from here, importing
+    nothing); ``command`` names the click command or group as ``"module:NAME"``, imported when it runs.
+    """
+
+    name: str
+    help: str
+    command: str
+
+
 # "package.module:NAME", as an entry point names an object
 _HOOK = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+# a format's or a command's name, as typed after --format or playbench
+_NAME = re.compile(r"[a-z][a-z0-9-]*")
 
 
 @functools.cache
@@ -136,7 +202,8 @@ class Suite:
     ``tasks`` are built from the suite's facts table (each ``Task.facts`` is its row); ``check_facts``
     names what a task lacks for the suite's report (an empty list when it has every fact); ``summary`` and
     ``pictures`` name the suite's ``SummaryHooks`` and ``PictureHooks`` as ``"module:NAME"`` (None: none),
-    ``demos`` its ``DemoReader``.
+    ``demos`` its ``DemoReader``, ``formats`` each folder format's ``FormatHooks`` by the format's name, and
+    ``commands`` the subcommands it adds.
     """
 
     name: str
@@ -146,11 +213,20 @@ class Suite:
     summary: str | None = None
     pictures: str | None = None
     demos: str | None = None
+    formats: Mapping[str, str] = field(default_factory=dict)
+    commands: tuple[Command, ...] = ()
 
     def __post_init__(self) -> None:
-        for kind, spec in (("summary", self.summary), ("pictures", self.pictures), ("demos", self.demos)):
+        specs = [("summary", self.summary), ("pictures", self.pictures), ("demos", self.demos),
+                 *((f"formats[{name!r}]", spec) for name, spec in self.formats.items()),
+                 *((f"commands[{c.name!r}]", c.command) for c in self.commands)]
+        for kind, spec in specs:
             if spec is not None and not _HOOK.fullmatch(spec):
                 raise PlaybenchError(f"suite {self.name!r}: {kind}={spec!r} is not 'package.module:NAME'")
+        for kind, name in [*(("format", n) for n in self.formats), *(("command", c.name) for c in self.commands)]:
+            if not _NAME.fullmatch(name):
+                raise PlaybenchError(f"suite {self.name!r}: {kind} name {name!r} is not lower-case letters, "
+                                     "digits and '-'")
 
     def summary_hooks(self) -> SummaryHooks | None:
         """The suite's summary hooks, imported on first use (None when it declares none)."""
@@ -170,7 +246,12 @@ class Suite:
         return cast(DemoReader, reader)
 
 
-H = TypeVar("H", SummaryHooks, PictureHooks)
+    def format_hooks(self, name: str) -> FormatHooks:
+        """The hooks of the suite's format ``name`` (one of ``formats``), imported on first use."""
+        return _hooks(self.formats[name], FormatHooks)
+
+
+H = TypeVar("H", SummaryHooks, PictureHooks, FormatHooks)
 
 
 def _hooks(spec: str, kind: type[H]) -> H:

@@ -183,4 +183,5 @@ SUITE = Suite(
     check_facts=check_facts,
     summary="playbench.suites.balrog.summary:SUMMARY",
     demos="playbench.suites.balrog.records:read_demos",
+    formats={"balrog": "playbench.suites.balrog.folder:FORMAT"},
 )

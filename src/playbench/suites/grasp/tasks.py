@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playbench.core.suite import Suite
+from playbench.core.suite import Command, Suite
 from playbench.core.task import Task
 from playbench.suites.grasp.facts import TASKS, GraspTask
 from playbench.suites.grasp.params import GraspParams
@@ -70,4 +70,6 @@ def check_facts(task: Task) -> list[str]:
 
 
 SUITE = Suite(name="grasp", tasks=tuple(build_task(row) for row in TASKS), check_facts=check_facts,
-              summary="playbench.suites.grasp.summary:SUMMARY", pictures="playbench.suites.grasp.pictures:PICTURES")
+              summary="playbench.suites.grasp.summary:SUMMARY", pictures="playbench.suites.grasp.pictures:PICTURES",
+              commands=(Command("grasp", "GRASP tools that work on the official data files.",
+                                "playbench.suites.grasp.cli:group"),))

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from playbench.core.suite import Group, Suite
+from playbench.core.suite import Command, Group, Suite
 from playbench.core.task import Task
 from playbench.suites.mango.facts import BENCHMARK_GROUP, TASKS, MangoTask
 from playbench.suites.mango.params import DEFAULT_PROCEDURAL_EPISODES, MangoParams, MinigameParams
@@ -105,4 +105,5 @@ SUITE = Suite(
     check_facts=check_facts,
     summary="playbench.suites.mango.summary:SUMMARY",
     pictures="playbench.suites.mango.pictures:PICTURES",
+    commands=(Command("mango", "MANGO tools: skeletons, stats, score, compare.", "playbench.suites.mango.cli:group"),),
 )

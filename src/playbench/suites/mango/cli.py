@@ -1,4 +1,7 @@
-"""``playbench mango``: rebuild skeletons, dataset statistics, and re-score answer folders or runs."""
+"""``playbench mango``: rebuild skeletons, dataset statistics, and re-score answer folders or runs.
+
+The suite's own command (``SUITE.commands`` in ``tasks.py``): the command line imports it only to run it.
+"""
 
 import json
 from pathlib import Path
@@ -10,17 +13,17 @@ from playbench.core.errors import PlaybenchError
 
 
 @click.group(name="mango")
-def command() -> None:
+def group() -> None:
     """MANGO tools: skeletons, stats, score, compare."""
 
 
-@command.command()
+@group.command()
 @click.argument("game_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder for X.all2all.jsonl and X.all_pairs.jsonl.")
 def skeletons(game_dir: Path, output: Path) -> None:
     """Rebuild X.all2all.jsonl and X.all_pairs.jsonl from GAME_DIR/X.edges.json (spec §4)."""
-    from playbench.cli.common import console
+    from playbench.core.terminal import console
     from playbench.suites.mango.formats import open_game
     from playbench.suites.mango.skeletons import skeleton_texts
 
@@ -32,13 +35,13 @@ def skeletons(game_dir: Path, output: Path) -> None:
     console.print(f"{game.name}: {all2all.count(chr(10))} DF and {all_pairs.count(chr(10))} RF skeletons -> {output}")
 
 
-@command.command()
+@group.command()
 @click.argument("data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--games", default=None, help="Comma-separated game names.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def stats(data_dir: Path, games: str | None, as_json: bool) -> None:
     """Table 3 of the paper per game and in total, plus the counts at the release cutoff (spec §8)."""
-    from playbench.cli.common import console
+    from playbench.core.terminal import console
     from playbench.suites.mango.formats import open_data
     from playbench.suites.mango.stats import TABLE_COLUMNS, game_stats, totals
 
@@ -66,7 +69,7 @@ def _cell(v: object) -> str:
     return str(v)
 
 
-@command.command()
+@group.command()
 @click.argument("results_dir", type=click.Path(exists=True, path_type=Path))
 @click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="Official data folder (needed for official-format answers and data runs).")
@@ -124,7 +127,7 @@ def _print(summaries: dict[str, dict[str, Any]], mode: str) -> None:
     from rich import box
     from rich.table import Table
 
-    from playbench.cli.common import console
+    from playbench.core.terminal import console
 
     for name, s in summaries.items():
         table = Table(title=f"{name} ({mode})", box=box.SIMPLE_HEAD,
@@ -148,7 +151,7 @@ def _print(summaries: dict[str, dict[str, Any]], mode: str) -> None:
                       f"step_num {e['step_num']} of {e['n']} records")
 
 
-@command.command()
+@group.command()
 @click.argument("results_a", type=click.Path(exists=True, path_type=Path))
 @click.argument("results_b", type=click.Path(exists=True, path_type=Path))
 @click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None)

@@ -1,4 +1,7 @@
-"""``playbench grasp ...``: GRASP-specific commands (re-scoring published answers)."""
+"""``playbench grasp ...``: GRASP-specific commands (re-scoring published answers).
+
+The suite's own command (``SUITE.commands`` in ``tasks.py``): the command line imports it only to run it.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +14,11 @@ from playbench.core.errors import PlaybenchError
 
 
 @click.group("grasp")
-def command() -> None:
+def group() -> None:
     """GRASP tools that work on the official data files."""
 
 
-@command.command("rescore")
+@group.command("rescore")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--grids", "grids", required=True, type=click.Path(path_type=Path),
               help="Directory (or file) of the official grid files (*_*_*.jsonl).")
@@ -54,7 +57,7 @@ def rescore_cmd(
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
-    from playbench.cli.common import console
+    from playbench.core.terminal import console
     from playbench.suites.grasp.table import SWAP_NOTE, render_table
 
     if result["agents"]:

@@ -1,16 +1,18 @@
 """``playbench verify`` on a BALROG submission folder (written by ``playbench export --format balrog``).
 
-What such a folder holds decides what can be re-played (``suites/balrog/submission.py``): each episode's
-JSON file has its seed, its totals and its environment's statistics; its CSV has, per step, the agent's
-output, the reward, done and the *next* observation. It holds no task parameters (BALROG's evaluator has
-none: episodes are re-played with each task's defaults) and no executed actions as such: the ``Action``
-column is the model's answer when a model played, so those episodes are not verifiable (the run they were
-exported from is). For a reference policy's episodes (``random``, ``oracle``: BALROG's ``agent.type``) the
-column is the executed action itself: they are re-played, the policy alongside, and every row and total is
-checked. Every episode file the folder's figure counts is checked, each found and read as the report reads
-it (``submission.episode_files``: no link followed); one whose name does not give its index
+What such a folder holds decides what can be re-played (``submission.py``): each episode's JSON file has its
+seed, its totals and its environment's statistics; its CSV has, per step, the agent's output, the reward,
+done and the *next* observation. It holds no task parameters (BALROG's evaluator has none: episodes are
+re-played with each task's defaults) and no executed actions as such: the ``Action`` column is the model's
+answer when a model played, so those episodes are not verifiable (the run they were exported from is). For a
+reference policy's episodes (``random``, ``oracle``: BALROG's ``agent.type``) the column is the executed
+action itself: they are re-played, the policy (lent by the library's verify) alongside, and every row and
+total is checked. Every episode file the folder's figure counts is checked, each found and read as the
+report reads it (``submission.episode_files``: no link followed); one whose name does not give its index
 (``<task>_run_<NN>.json``) is not verifiable. The folder's ``summary.json`` is checked against its episode
 files as well. A submission records no schedule, so an episode left out of it cannot be named.
+
+This is the ``verify`` hook of the suite's ``balrog`` format (``folder.py``).
 """
 
 import asyncio
@@ -19,23 +21,33 @@ import io
 import json
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from playbench.api.verify import (
+from playbench.core.records import EpisodeRecord
+from playbench.core.registry import find_task
+from playbench.core.suite import Policy, PolicyLender
+from playbench.core.task import Task
+from playbench.core.verdict import (
     Difference,
     Finding,
     NotVerifiable,
     VerifyResult,
     fresh_game,
-    reference_agent,
     same,
     settle,
     task_problem,
 )
-from playbench.core.records import EpisodeRecord
-from playbench.core.registry import find_task
-from playbench.core.task import Task
+from playbench.suites.balrog.facts import TASKS
+from playbench.suites.balrog.submission import (
+    episode_files,
+    episode_log,
+    original_name,
+    read_bytes,
+    read_episode,
+    read_submission,
+)
 
 #: keys of an episode file that re-play cannot give (model usage, BALROG's bookkeeping) or that name the folder's
 #: own configuration
@@ -47,20 +59,18 @@ _MODEL_ACTIONS = ("the folder holds the model's answers, not the actions the gam
 
 def _task_ids() -> dict[tuple[str, str], str]:
     """BALROG's (env, task) names -> playbench task ids (the export's ``original_name``, inverted)."""
-    from playbench.suites.balrog.facts import TASKS
-    from playbench.suites.balrog.submission import original_name
-
     return {original_name(row.id): row.id for row in TASKS}
 
 
-def verify_submission(folder: Path) -> VerifyResult:
-    """Re-play what can be re-played of the submission ``folder``; see the module doc."""
-    from playbench.suites.balrog.submission import read_submission
+def verify_submission(folder: Path, lend: PolicyLender) -> VerifyResult:
+    """Re-play what can be re-played of the submission ``folder``; see the module doc.
 
-    result = VerifyResult(folder, kind="balrog-submission")
+    ``lend(agent)`` makes the reference policy BALROG's ``agent.type`` names (None: a model played).
+    """
+    result = VerifyResult(folder, kind="balrog-submission", label="BALROG submission")
     result.folder_differences = [f"summary.json {line}" for line in read_submission(folder)["mismatches"]]
     with asyncio.Runner() as runner:  # one event loop for every episode's re-play
-        _check_folder(folder, result, runner)
+        _check_folder(folder, result, runner, lend)
     if any(f.verdict != "not-verifiable" for f in result.findings):
         result.notes.append("episodes were re-played with each task's default parameters (a submission records "
                             "none); a submission holds ok episodes only")
@@ -68,9 +78,7 @@ def verify_submission(folder: Path) -> VerifyResult:
     return result
 
 
-def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner) -> None:
-    from playbench.suites.balrog.submission import episode_files, read_episode
-
+def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, lend: PolicyLender) -> None:
     names = _task_ids()
     problems: dict[str, str | None] = {}
     files = [(env, relative) for env, found in episode_files(folder).items() for relative in found]
@@ -89,7 +97,7 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner) ->
         else:
             reason = task_problem(task, {}, problems)
         agent = data.get("agent")
-        make_agent = reference_agent(str(agent.get("type")), {}) if isinstance(agent, dict) else None
+        make_agent = lend(str(agent.get("type"))) if isinstance(agent, dict) else None
         if reason is None and make_agent is None:
             reason = _MODEL_ACTIONS
         seed = data.get("seed")
@@ -112,8 +120,6 @@ def _rows(folder: Path, relative: str) -> tuple[list[list[str]] | None, str | No
 
     Read as every file of the folder is (a link is a PlaybenchError).
     """
-    from playbench.suites.balrog.submission import read_bytes
-
     name = relative.rpartition("/")[2]
     try:
         text = read_bytes(folder, relative).decode("utf-8")
@@ -133,11 +139,8 @@ def _rows(folder: Path, relative: str) -> tuple[list[list[str]] | None, str | No
 
 
 async def _replay(task: Task, index: int, seed: int, rows: list[list[str]], data: dict[str, Any], env: str,
-                  make_agent: Any) -> Difference | None:
+                  make_agent: Callable[[], Policy]) -> Difference | None:
     """The episode played with the policy alongside; each row and then the episode file compared."""
-    from playbench.agents.base import EpisodeContext, Turn
-    from playbench.suites.balrog.submission import episode_log
-
     if not rows:
         return Difference("num_steps", 0, "at least 1")
     params = task.params({})
@@ -145,13 +148,13 @@ async def _replay(task: Task, index: int, seed: int, rows: list[list[str]], data
         await game.prepare()
         obs, info = game.reset(seed=seed)
         agent = make_agent()
-        await agent.start(EpisodeContext(task.id, index, seed, info.get("manual", ""), game.unwrapped, task.one_step))
+        await agent.start(task, index, seed, info, game)
         total, done = 0.0, False
         for k, (number, action, _reasoning, after, reward_text, done_text) in enumerate(rows):
             if done:
                 return Difference("Done", False, True, k - 1)
-            decision = await agent.act(Turn(k, obs, info, game.legal_actions()))
-            difference = _first(("Step", number, str(k)), ("Action", action, decision.action))
+            chosen = await agent.act(k, obs, info, game.legal_actions())
+            difference = _first(("Step", number, str(k)), ("Action", action, chosen))
             if difference is None and not game.is_legal(action):
                 difference = Difference("Action", action, "a legal action")
             if difference is not None:

@@ -1,0 +1,67 @@
+"""BALROG's submission folder as a declared folder format (``Suite(formats={"balrog": ...:FORMAT})``).
+
+``report`` reads and shows such a folder, ``export --format balrog`` writes one from a run and ``verify``
+re-plays one, each through ``FORMAT``: the folder's layout is ``submission.py``'s, its re-play ``verify.py``'s.
+"""
+
+from pathlib import Path
+from typing import Any
+
+from playbench.core.records import RunConfig
+from playbench.core.suite import Episodes, FormatHooks
+from playbench.suites.balrog import submission
+from playbench.suites.balrog.verify import verify_submission
+
+
+def render(result: dict[str, Any]) -> list[Any]:
+    """The folder's leaderboard figure as BALROG prints it, and any disagreement (``read``'s result, inert).
+
+    A folder without episode files has nothing to recompute: its published figures are shown as written,
+    and marked so.
+    """
+    from rich.table import Table
+    from rich.text import Text
+
+    def text(markup: str, style: str = "") -> Text:  # strings arrive escaped for markup: shown as written
+        return Text.from_markup(markup, style=style, emoji=False)
+
+    recomputed = result["recomputed"]
+    summary = result["summary"] if recomputed else result["published"]
+    table = Table(title=text(f"BALROG submission {result['folder']}"))
+    for col in ("environment", "progression % ± SE" if recomputed else "published % ± SE", "episodes"):
+        table.add_column(col, justify="left" if col == "environment" else "right")
+    for env, block in summary["environments"].items():
+        figure = (f"{block['progression_percentage']:.2f} ± {block['standard_error']:.2f}" if recomputed
+                  else f"{block['progression_percentage']!r} ± {block['standard_error']!r}")  # as written
+        table.add_row(text(env), figure, str(block["episodes_played"]))
+    shown: list[Any] = [table]
+    line = submission.leaderboard_line(summary)
+    if not recomputed:
+        shown += [Text(f"{line} (published, not recomputed)"), text(result["note"], "yellow")]
+    elif result["recorded"] is None:
+        shown += [Text(line), Text("no summary.json: figure computed from the episode files", style="yellow")]
+    elif result["mismatches"]:
+        shown += [Text(line), Text("summary.json disagrees with its episode files (figure above: the episode files):",
+                             style="bold red")]
+        shown += [text(f"  {mismatch}") for mismatch in result["mismatches"]]
+    else:
+        shown += [Text(line), Text("summary.json agrees with the episode files", style="green")]
+    return shown
+
+
+def write(folder: Path, episodes: Episodes, config: RunConfig) -> tuple[int, list[str]]:
+    """Write a run's BALROG episodes as the submission ``folder``: ``(episodes written, notes on what was left out)``."""
+    written = submission.write_submission(folder, episodes, submission.agent_config(config.agent, config.agent_params),
+                                          submission.client_config(config.model, config.model_params))
+    notes = []
+    if written.other_tasks:
+        notes.append(f"not BALROG tasks, left out: {', '.join(written.other_tasks)}")
+    if written.left_out:
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(written.left_out.items()))
+        notes.append(f"episodes not ok, left out as BALROG leaves them ({counts}); "
+                     "'playbench eval --resume RUN --retry-errors' re-runs them")
+    return written.episodes, notes
+
+
+FORMAT = FormatHooks(title="BALROG submission", detect=submission.is_submission, read=submission.read_submission,
+                     render=render, write=write, verify=verify_submission)
