@@ -136,5 +136,3 @@ def test_bad_input_is_one_line() -> None:
         load_environment("nosuch/task")
     with pytest.raises(PlaybenchError, match="at least one task"):
         load_environment([])
-    with pytest.raises(PlaybenchError, match="images=true"):
-        load_environment("balrog/babyai/goto", images=True)

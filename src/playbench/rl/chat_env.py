@@ -27,6 +27,7 @@ from playbench.core.registry import get_task
 from playbench.core.seeding import episode_seed
 from playbench.core.task import Task
 from playbench.log.paths import frame_path
+from playbench.models.providers.openai import wire_messages as openai_messages
 from playbench.models.types import MOCK_KEYS, GenerateConfig, Message, build_generate_config
 from playbench.rl.channel import channel_model
 from playbench.runner.plan import EpisodeJob
@@ -155,7 +156,8 @@ class ChatEnv:
 
     ``ChatEnv("balrog/babyai/goto", index=3, seed=0)``: episode 3 of a run with base seed 0, played by the
     ``naive`` agent. ``reset()`` gives the first request (OpenAI-style message dicts, images as the
-    trajectory stores them; ``request`` has them as ``Message`` objects with their PNG bytes); ``step(text)``
+    trajectory stores them; ``request`` has them as ``Message`` objects with their PNG bytes, and
+    ``wire_messages()`` as eval's OpenAI content parts with the base64 PNG); ``step(text)``
     takes the model's raw answer. Each model request is one step: the two-stage agent makes two per game step.
     """
 
@@ -200,6 +202,16 @@ class ChatEnv:
     def request(self) -> list[Message] | None:
         """The pending request as ``Message`` objects (images with their PNG bytes); None when none is pending."""
         return self._request if self._answer is not None else None
+
+    def wire_messages(self) -> list[dict[str, Any]]:
+        """The pending request as ``playbench eval`` sends it to an OpenAI-compatible server ([] when none).
+
+        Fresh dicts made by the OpenAI provider's own encoder: a text-only message is the dict ``reset``
+        gives; one with images has a list of content parts, its text then an ``image_url`` part per image
+        whose URL is ``data:image/png;base64,...`` (the PNG bytes eval sends). For a vision policy.
+        """
+        request = self.request
+        return [] if request is None else [dict(m) for m in openai_messages(request)]
 
     @property
     def done(self) -> bool:

@@ -5,7 +5,9 @@
 whose turns are a :class:`~playbench.rl.ChatEnv`'s requests and whose reward is the suite's official
 score. verifiers resolves a taskset id by importing a top-level module that exports the classes; the
 ``playbench_rl`` module (beside ``playbench`` in the distribution) is that module, so
-``vf-eval playbench-rl`` finds these classes too. See docs/rl.md.
+``vf-eval playbench-rl`` finds these classes too. Each turn is sent in the form ``playbench eval`` sends to an
+OpenAI-compatible server (``ChatEnv.wire_messages``): BALROG's images (``images=true``) as ``image_url``
+parts holding the base64 PNG. See docs/rl.md.
 
 Two forms of conversation (``history``):
 
@@ -81,13 +83,8 @@ def _specs(config: PlaybenchTasksetConfig) -> dict[str, EnvSpec]:
         raise PlaybenchError("verifiers environment: name at least one task (tasks=[...])")
     run = build_config(tuple(config.tasks), config.agent, config.model, config.episodes, config.seed,
                        key_value_items(config.task_params), key_value_items(config.agent_params), ())
-    specs = {t.id: env_spec(t.id, config.seed, config.agent, config.task_params, config.agent_params, config.model)
-             for t in run.tasks}
-    for task_id, spec in specs.items():
-        if getattr(spec.params, "images", False):  # refused rather than sent without the images
-            raise PlaybenchError(f"{task_id}: images=true is not served by the verifiers environment yet "
-                                 "(its requests would lose their images); use ChatEnv's request directly")
-    return specs
+    return {t.id: env_spec(t.id, config.seed, config.agent, config.task_params, config.agent_params, config.model)
+            for t in run.tasks}
 
 
 class PlaybenchTaskset(vf.Taskset[PlaybenchTask, PlaybenchTasksetConfig]):
@@ -165,11 +162,6 @@ class PlaybenchEnvConfig(vf.EnvConfig):
     player: vf.AgentConfig = vf.AgentConfig(runtime=vf.SubprocessConfig())  # harness: the taskset's own
 
 
-def _wire(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """ChatEnv's messages as OpenAI chat messages (images as the run stores them are dropped: text only)."""
-    return [{"role": m["role"], "content": m["content"]} for m in messages]
-
-
 class PlaybenchEnv(vf.Env[PlaybenchEnvConfig]):
     """Plays each row's episode through a ChatEnv, the model as ChatEnv's policy; rewards the score."""
 
@@ -182,7 +174,7 @@ class PlaybenchEnv(vf.Env[PlaybenchEnvConfig]):
         try:
             request = await env.areset()
             async with agents.player.interaction(task.with_data(prompt=None)) as interaction:
-                turn: list[dict[str, Any]] = _wire(request)
+                turn: list[dict[str, Any]] = env.wire_messages()  # eval's wire form: images as base64 PNG parts
                 while request:
                     segment = await interaction.turn(turn)
                     if segment.terminated:
@@ -190,7 +182,7 @@ class PlaybenchEnv(vf.Env[PlaybenchEnvConfig]):
                     result = await env.astep(segment.last_reply)
                     returns += result.reward
                     request = result.messages
-                    turn = _wire(request) if data.history == "window" else _wire(request[-1:])
+                    turn = env.wire_messages() if data.history == "window" else env.wire_messages()[-1:]
                 trace = interaction.trace
                 trace.record_reward("score", float(env.score or 0.0) if env.done else 0.0, 1.0)
                 if self.taskset.config.shaping:
