@@ -3,7 +3,7 @@
 from typing import Any
 
 from playbench.core.game import Game
-from playbench.core.suite import Suite
+from playbench.core.suite import Command, Suite
 from playbench.core.task import Task
 
 MAP = "map:\n #####\n #.@.#\n #####\n"
@@ -34,4 +34,5 @@ TASK = Task(id="tiny/two", description="say left or right twice", make_game=lamb
             default_episodes=2, picture="tty")
 
 SUITE = Suite(name="tiny", tasks=(TASK,), summary="outside_suite.summary:SUMMARY",
-              pictures="outside_suite.pictures:PICTURES")
+              pictures="outside_suite.pictures:PICTURES", formats={"tiny": "outside_suite.folder:FORMAT"},
+              commands=(Command("tiny-hello", "Say hello from the tiny suite.", "outside_suite.cli:command"),))
