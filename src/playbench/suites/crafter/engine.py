@@ -37,7 +37,7 @@ VITALS: tuple[str, ...] = ("health", "food", "drink", "energy")
 ITEMS: tuple[str, ...] = tuple(k for k in constants.items if k not in VITALS)
 
 
-class CrafterEngine(crafter.Env):
+class CrafterEngine(crafter.Env):  # type: ignore[misc]  # crafter ships no types: Env is Any to mypy
     """``crafter.Env`` made reproducible, with an optional text-only (render-free) mode.
 
     Worlds and trajectories equal those of stock crafter with a stable creature order (see
@@ -78,7 +78,8 @@ class CrafterEngine(crafter.Env):
         """Crafter's reset, with the faster (identical) world generator when enabled."""
         self.generation += 1
         if not self.fast_worldgen:
-            return super().reset()
+            stock: np.ndarray | None = super().reset()
+            return stock
         center = (self._world.area[0] // 2, self._world.area[1] // 2)
         self._episode += 1
         self._step = 0
@@ -234,7 +235,7 @@ def world_fingerprint(engine: crafter.Env) -> tuple[bytes, tuple[tuple[str, int,
     return world._mat_map.tobytes(), objs, (int(state[2]), state[1].tobytes())
 
 
-class StableOrderEnv(crafter.Env):
+class StableOrderEnv(crafter.Env):  # type: ignore[misc]  # crafter ships no types: Env is Any to mypy
     """Stock ``crafter.Env`` with only the stable creature order: the reference the tests compare against."""
 
     def _balance_object(self, chunk: Any, objs: Any, *args: Any) -> None:

@@ -9,6 +9,7 @@ generator in the tests). The per-cell terrain and object rules are crafter's own
 """
 
 import types
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,7 @@ def _extrapolate3(perm: list[int], perm_grad_index3: list[int], xsb: int, ysb: i
     return _GRADIENTS3[index] * dx + _GRADIENTS3[index + 1] * dy + _GRADIENTS3[index + 2] * dz
 
 
-def _build_noise3() -> Any:
+def _build_noise3() -> Callable[[float, float, float, list[int], list[int]], float]:
     """Opensimplex's own ``_noise3`` code object, bound to globals with the fast gradient lookup."""
     original = getattr(_os_internals._noise3, "py_func", _os_internals._noise3)  # plain function even with numba
     namespace = dict(vars(_os_internals))

@@ -63,7 +63,7 @@ class OraclePolicy:
         return grid
 
     def _inside(self, p: tuple[int, int]) -> bool:
-        return 0 <= p[0] < self.mat.shape[0] and 0 <= p[1] < self.mat.shape[1]
+        return bool(0 <= p[0] < self.mat.shape[0] and 0 <= p[1] < self.mat.shape[1])
 
     def _near(self, name: str) -> bool:
         materials, _ = self.world.nearby(self.player.pos, 1)
@@ -126,7 +126,7 @@ class OraclePolicy:
         return self._explore(rng)
 
     def _placeable(self, name: str) -> np.ndarray:
-        grid = self._is(*constants.place[name]["where"]) & self.empty
+        grid: np.ndarray = self._is(*constants.place[name]["where"]) & self.empty
         grid[self.pos] = False
         return grid
 
