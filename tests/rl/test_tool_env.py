@@ -9,6 +9,8 @@ import functools
 import importlib.util
 import inspect
 import pickle
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -193,3 +195,63 @@ def test_one_env_per_group_member_starts_identical() -> None:
     alone.close()
     for env in group:
         close(env)
+
+
+class StandInConfig:
+    """GRPOConfig: the one field the stand-in reads, and the others the example sets."""
+
+    def __init__(self, max_tool_calling_iterations: int, **fields: Any) -> None:
+        self.max_tool_calling_iterations = max_tool_calling_iterations
+        self.fields = fields
+
+
+class StandInTrainer:
+    """The calls GRPOTrainer (TRL 1.9) makes on an environment_factory, without a model: the factory pickled
+    (the async trainer's), one instance per rollout, tools found with inspect.getmembers, reset(**row) (the
+    whole row) appended to the row's prompt, tools called by name with keyword arguments, then the reward
+    functions given the environments. The policy is scripted: the actions the tool's schema lists, in turn,
+    with an invalid one among them."""
+
+    def __init__(self, model: str, args: StandInConfig, train_dataset: Any, reward_funcs: Any,
+                 environment_factory: Any) -> None:
+        self.args, self.dataset, self.reward_funcs = args, train_dataset, reward_funcs
+        self.factory = pickle.loads(pickle.dumps(environment_factory))
+        self.rewards: list[float] = []
+        self.environments: list[Any] = []
+
+    def train(self) -> None:
+        schema_of = pytest.importorskip("transformers.utils").get_json_schema
+        rows = [row for row in list(self.dataset)[:2] for _ in range(2)]  # two rows, a group of two each
+        self.environments = [self.factory() for _ in rows]
+        prompts = []
+        for env, row in zip(self.environments, rows, strict=True):
+            tools = {tool.__name__: tool for tool in trl_tools(env)}
+            described = schema_of(tools["act"])["function"]["parameters"]["properties"]["action"]["description"]
+            actions = [*described.split(": ", 1)[1].rstrip(".").replace('"', "").split(", "), "dance"]
+            observation = env.reset(**row)
+            prompts.append(row["prompt"][:-1] + [{**row["prompt"][-1],
+                                                  "content": row["prompt"][-1]["content"] + observation}])
+            for n in range(self.args.max_tool_calling_iterations):
+                tools["act"](**{"action": actions[n % len(actions)]})
+        self.rewards = self.reward_funcs(prompts=prompts, completions=[None] * len(rows),
+                                         environments=self.environments)
+
+
+def test_the_trl_example_of_docs_rl_runs(repo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("datasets")
+    text = (repo_root / "docs" / "rl.md").read_text().split("## TRL", 1)[1]
+    block = text.split("```python\n", 1)[1].split("```", 1)[0]
+    trl = types.ModuleType("trl")
+    trl.GRPOConfig = StandInConfig  # type: ignore[attr-defined]
+    trl.GRPOTrainer = StandInTrainer  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "trl", trl)
+    names: dict[str, Any] = {}
+    exec(compile(block, "docs/rl.md", "exec"), names)  # noqa: S102  (our own documentation's example)
+    trainer = names["trainer"]
+    envs = trainer.environments
+    assert all(env.done for env in envs) and len({env.chat_env.seed for env in envs}) == 2  # two episodes
+    assert trainer.rewards == [env.score for env in envs]  # every episode ended ok: its official score
+    for one, other in (envs[0], envs[1]), (envs[2], envs[3]):  # a group: one episode, the same actions
+        assert one.score == other.score and one.reward == other.reward
+        assert [s.observation for s in one.chat_env.steps()] == [s.observation for s in other.chat_env.steps()]
+    assert any(not s.valid for s in envs[0].chat_env.steps())  # "dance" played the default action
