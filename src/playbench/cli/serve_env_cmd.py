@@ -9,7 +9,7 @@ from playbench.core.errors import PlaybenchError
 
 
 @click.command("serve-env")
-@click.argument("tasks", nargs=-1, required=True)
+@click.argument("tasks", nargs=-1)
 @click.option("--agent", default="naive", show_default=True, help="The model agent whose requests are served.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Base seed (a client's reset(seed=...) may name another).")
@@ -20,16 +20,23 @@ from playbench.core.errors import PlaybenchError
               help="score: the suite's official score on the last step; game: the game's step rewards.")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=8000, show_default=True, help="0 picks a free port.")
+@click.option("--runs", "runs", type=click.Path(file_okay=False), default=None,
+              help="A folder of recorded runs that clients may branch (reset(run=NAME, task=..., index=..., step=K)); "
+                   "no other folder is read.")
 @click.option("--max-sessions", type=int, default=64, show_default=True, help="Concurrent client sessions (one episode each); more are refused until one ends.")
 def command(tasks: tuple[str, ...], agent: str, seed: int, task_args: tuple[str, ...], agent_args: tuple[str, ...],
-            model: str, rewards: str, host: str, port: int, max_sessions: int) -> None:
+            model: str, rewards: str, host: str, port: int, max_sessions: int, runs: str | None) -> None:
     """Serve TASKS over OpenEnv's HTTP reset/step/state interface, for RL trainers.
 
     Each client session (OpenEnv's WebSocket client, e.g. ``playbench.rl.openenv.PlaybenchEnvClient`` or
     TRL's OpenEnv rollouts) plays one ChatEnv episode at a time: ``reset(task=..., index=..., seed=...)``
     starts episode INDEX of a run with base seed SEED, the one ``playbench eval --seed SEED`` plays; each
-    step takes the model's raw answer and returns the next request. Needs ``playbench[openenv]``.
+    step takes the model's raw answer and returns the next request. With ``--runs DIR``,
+    ``reset(run=NAME, task=..., index=..., step=K)`` starts at step K of episode INDEX of the run DIR/NAME
+    (re-played as recorded; TASKS may then be left out). Needs ``playbench[openenv]``.
     """
+    if not tasks and runs is None:
+        raise PlaybenchError("serve-env: name TASKS to serve, or --runs DIR to branch recorded runs")
     if max_sessions < 1:
         raise PlaybenchError("--max-sessions must be at least 1")
     try:
@@ -39,7 +46,7 @@ def command(tasks: tuple[str, ...], agent: str, seed: int, task_args: tuple[str,
     except ImportError as missing:
         raise PlaybenchError(f"serve-env needs OpenEnv: pip install 'playbench[openenv]' ({missing})") from None
     app = make_app(list(tasks), seed=seed, agent=agent, task_params=task_args, agent_params=agent_args,
-                   model=model, rewards=rewards, max_sessions=max_sessions)  # type: ignore[arg-type]
+                   model=model, rewards=rewards, max_sessions=max_sessions, runs=runs)  # type: ignore[arg-type]
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:

@@ -8,13 +8,18 @@ records and the episode record are those of an eval run, by construction: nothin
 Async callers use ``areset``/``astep`` inside their own event loop (the episode runs as a task of that
 loop). ``reset``/``step`` run the same coroutines on an event loop of the calling thread, shared by the
 thread's environments (no thread, no loop per environment); they refuse to run inside a running loop.
+
+``ChatEnv.from_record(run, task, index, step=k)`` starts at step ``k`` of a recorded episode: its prefix is
+re-played with the run's answers and checked against the run (``rl/branching.py``), then the caller answers.
 """
 
 import asyncio
 import dataclasses
 import threading
+from collections import deque
 from collections.abc import Callable, Coroutine
-from typing import Any, NamedTuple, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from playbench.agents.base import Agent
 from playbench.agents.registry import AgentSpec, get_agent
@@ -32,6 +37,9 @@ from playbench.models.types import MOCK_KEYS, GenerateConfig, Message, build_gen
 from playbench.rl.channel import channel_model
 from playbench.runner.plan import EpisodeJob
 from playbench.runner.runner import play_episode
+
+if TYPE_CHECKING:
+    from playbench.rl.branching import Branch
 
 #: the model name records carry when the caller names none (give yours: ``model="vllm/Qwen3-8B"``)
 DEFAULT_MODEL = "rl/policy"
@@ -172,7 +180,27 @@ class ChatEnv:
         env._setup(spec, index)
         return env
 
-    def _setup(self, spec: EnvSpec, index: int) -> None:
+    @classmethod
+    def from_record(cls, run: Path | str, task: str, index: int = 0, step: int = 0,
+                    model: str | None = None) -> "ChatEnv":
+        """Episode ``index`` of ``task`` in the recorded run at ``run``, branched at its step ``step``.
+
+        ``reset()`` re-plays the recorded steps before ``step`` (the run's answers, checked against its
+        records) and returns the request the run sent at ``step``; from there the caller answers. The
+        records carry ``model`` (the run's model when None). See :func:`playbench.rl.branching.branch_point`.
+        """
+        from playbench.rl.branching import branch_point
+
+        return cls.from_branch(branch_point(run, task, index, step, model))
+
+    @classmethod
+    def from_branch(cls, branch: "Branch") -> "ChatEnv":
+        """A new branch of ``branch`` (read once, shared): each one re-plays the prefix in its own game."""
+        env = cls.__new__(cls)
+        env._setup(branch.spec, branch.index, branch)
+        return env
+
+    def _setup(self, spec: EnvSpec, index: int, branch: "Branch | None" = None) -> None:
         if isinstance(index, bool) or not isinstance(index, int) or index < 0:
             raise PlaybenchError(f"index {index!r}: must be a whole number of at least 0")
         spec.task.check_episodes(spec.params, index + 1)
@@ -190,6 +218,8 @@ class ChatEnv:
         self._seen = 0  # steps already reported by ``step``
         self._flags = (False, False)  # the last game step's (terminated, truncated)
         self._game: Any = None
+        self._branch = branch
+        self._script: deque[str] = deque()  # the recorded answers still to give (a branch's prefix)
 
     # -- what it is ---------------------------------------------------------------------------------
 
@@ -243,7 +273,11 @@ class ChatEnv:
     # -- async API ------------------------------------------------------------------------------
 
     async def areset(self) -> list[dict[str, Any]]:
-        """Start the episode afresh and return the first request's messages ([] if it ended at once)."""
+        """Start the episode afresh and return the first request's messages ([] if it ended at once).
+
+        A branch (``from_record``) re-plays its recorded prefix first and returns the request at its step;
+        a prefix that does not re-play as recorded is a PlaybenchError naming the first difference.
+        """
         await self.aclose()
         loop = asyncio.get_running_loop()
         self._loop = loop
@@ -253,9 +287,12 @@ class ChatEnv:
         agent: Agent = self.spec.agent.factory(self.spec.agent_params, model)
         job = EpisodeJob(dataclasses.replace(self.spec.task, make_game=self._make_game), self.spec.params,
                          self.index, self.seed)
+        self._script = deque(self._branch.answers if self._branch is not None else ())
         self._wake = loop.create_future()
         self._episode = loop.create_task(self._play(job, agent))
         await self._wake
+        if self._branch is not None:
+            await self._check_branch(self._branch)
         return self._messages()
 
     async def astep(self, text: str) -> StepResult:
@@ -323,11 +360,23 @@ class ChatEnv:
 
     async def _ask(self, messages: list[Message]) -> str:
         """The channel model's request: hand it out (wake the caller) and wait for the answer."""
+        if self._script:  # a branch's prefix: the run's own answer
+            return self._script.popleft()
         assert self._loop is not None
         self._request = messages
         self._answer = self._loop.create_future()
         self._wake_up()
         return await self._answer
+
+    async def _check_branch(self, branch: "Branch") -> None:
+        """Refuse (and stop) a branch whose re-played prefix or request at its step is not the run's."""
+        over = self._episode is not None and self._episode.done()
+        pending = None if over or self._request is None else [m.record() for m in self._request]
+        difference = branch.difference(self._steps, pending)
+        if difference is not None:
+            await self.aclose()
+            raise PlaybenchError(f"{branch.run}: {branch.name} is not where the run was: {difference.describe()}")
+        self._seen = len(self._steps)  # the first step's reward and info are the caller's step's
 
     def _wake_up(self) -> None:
         if self._wake is not None and not self._wake.done():

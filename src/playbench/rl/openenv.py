@@ -8,12 +8,17 @@ starts episode ``index`` of a run with base seed ``seed`` (the server's by defau
 ``step(PlaybenchAction(text=answer))`` takes the model's raw answer. Observations carry the next request
 (``messages``: as ``playbench eval`` sends it to an OpenAI-compatible server, images as base64 PNG content
 parts) and the suite's score. ``playbench serve-env`` runs it. See docs/rl.md.
+
+With ``runs=DIR`` (``serve-env --runs DIR``), ``reset(run=NAME, task=..., index=..., step=k)`` branches a
+recorded episode at its step ``k`` (``ChatEnv.from_record``): NAME is a run folder under DIR, and only there
+(a client names paths; the server reads none outside the folder its operator gave).
 """
 
 import asyncio
 import json
 import threading
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any, Literal
 
 from openenv.core.client_types import StepResult
@@ -83,8 +88,8 @@ class _Specs:
     def __init__(self, tasks: list[str], seed: int, agent: str, task_params: KeyValues, agent_params: KeyValues,
                  model: str) -> None:
         run = build_config(tuple(tasks), agent, model, 1, seed, key_value_items(task_params),
-                           key_value_items(agent_params), ())
-        self.tasks = [t.id for t in run.tasks]
+                           key_value_items(agent_params), ()) if tasks else None  # a server of runs only
+        self.tasks = [t.id for t in run.tasks] if run is not None else []
         self.seed = seed
         self._args = (agent, task_params, agent_params, model)
         self._base = {task: self._make(task, seed) for task in self.tasks}  # validation errors surface now
@@ -128,9 +133,10 @@ class PlaybenchEnvironment(Environment[PlaybenchAction, PlaybenchObservation, Pl
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self, specs: _Specs, rewards: Rewards = "score") -> None:
+    def __init__(self, specs: _Specs, rewards: Rewards = "score", runs: Path | None = None) -> None:
         super().__init__()
         self._specs = specs
+        self._runs = runs  # the only folder whose runs a reset may name (resolved), or None: no runs
         self._rewards = rewards
         self._env: ChatEnv | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -139,10 +145,20 @@ class PlaybenchEnvironment(Environment[PlaybenchAction, PlaybenchObservation, Pl
     # -- OpenEnv's interface -------------------------------------------------------------------------
 
     async def reset_async(self, seed: int | None = None, episode_id: str | None = None, task: str | None = None,
-                          index: int = 0, **kwargs: Any) -> PlaybenchObservation:
-        """Start episode ``index`` of ``task`` (default: the first served) under base seed ``seed``."""
+                          index: int = 0, run: str | None = None, step: int | None = None,
+                          **kwargs: Any) -> PlaybenchObservation:
+        """Start episode ``index`` of ``task`` (default: the first served) under base seed ``seed``.
+
+        With ``run`` and ``step``: that episode of the recorded run ``run`` (a folder under the server's
+        runs), branched at its step ``step`` (``ChatEnv.from_record``).
+        """
         if kwargs:
-            raise PlaybenchError(f"reset: unknown arguments {sorted(kwargs)} (task, index, seed, episode_id)")
+            raise PlaybenchError(f"reset: unknown arguments {sorted(kwargs)} (task, index, seed, episode_id, run, "
+                                 "step)")
+        if run is not None or step is not None:
+            return await self._branch(run, task, index, step, seed, episode_id)
+        if task is None and not self._specs.tasks:
+            raise PlaybenchError("reset: this server serves recorded runs only; name run, task, index and step")
         name = task if task is not None else self._specs.tasks[0]
         if name not in self._specs.tasks:
             raise PlaybenchError(f"reset: task {name!r} is not served here ({', '.join(self._specs.tasks)})")
@@ -152,6 +168,26 @@ class PlaybenchEnvironment(Environment[PlaybenchAction, PlaybenchObservation, Pl
         await env.areset()
         self._state = PlaybenchState(episode_id=episode_id or f"{name}#{index}@{env.spec.config.seed}",
                                      task=name, index=index, seed=env.seed)
+        return self._observe(0.0, {})
+
+    async def _branch(self, run: str | None, task: str | None, index: int, step: int | None, seed: int | None,
+                      episode_id: str | None) -> PlaybenchObservation:
+        """Branch episode ``index`` of ``task`` in the run ``run`` (under the server's runs) at ``step``."""
+        if self._runs is None:
+            raise PlaybenchError("reset: this server reads no runs (start it with serve-env --runs DIR)")
+        if run is None or task is None or step is None:
+            raise PlaybenchError("reset: a branch names run, task, index and step")
+        if seed is not None:
+            raise PlaybenchError("reset: a branch plays its run's seed; name no seed")
+        from playbench.rl.branching import branch_point
+
+        branch = branch_point(run_under(self._runs, run), task, index, step)
+        await self._drop()
+        env = ChatEnv.from_branch(branch)
+        self._env, self._loop = env, asyncio.get_running_loop()
+        await env.areset()
+        self._state = PlaybenchState(episode_id=episode_id or f"{run}:{env.task_id}#{index}@{step}",
+                                     task=env.task_id, index=index, seed=env.seed)
         return self._observe(0.0, {})
 
     async def step_async(self, action: PlaybenchAction, timeout_s: float | None = None,
@@ -217,18 +253,39 @@ class PlaybenchEnvironment(Environment[PlaybenchAction, PlaybenchObservation, Pl
                                     index=env.index, seed=env.seed, score=self._state.score, info=_plain(info))
 
 
+def run_under(root: Path, name: Any) -> Path:
+    """The run folder ``name`` names under ``root`` (resolved, links followed), refused unless it lies inside.
+
+    ``root`` is resolved already. A client names ``name``: an absolute path, ``..`` or a link out of ``root``
+    is refused before anything is read; what the folder holds is read through ``playbench.log`` (confined).
+    """
+    if not isinstance(name, str) or not name or "\x00" in name:
+        raise PlaybenchError("reset: run must name a run folder under the server's runs")
+    path = (root / name).resolve()
+    if Path(name).is_absolute() or not path.is_relative_to(root):
+        raise PlaybenchError(f"reset: run {name!r} is not under the server's runs; nothing was read")
+    return path
+
+
 def make_app(tasks: str | list[str], seed: int = 0, agent: str = "naive", task_params: KeyValues = None,
              agent_params: KeyValues = None, model: str = DEFAULT_MODEL, rewards: Rewards = "score",
-             max_sessions: int = 64) -> Any:
+             max_sessions: int = 64, runs: str | Path | None = None) -> Any:
     """OpenEnv's FastAPI app serving ``tasks`` (validated now: bad input is a PlaybenchError).
 
-    Serve it with uvicorn (``playbench serve-env`` does); connect with :class:`PlaybenchEnvClient`.
+    ``runs`` is a folder whose recorded runs clients may branch (``reset(run=..., step=...)``); none when
+    None. With ``runs``, ``tasks`` may be empty. Serve it with uvicorn (``playbench serve-env`` does);
+    connect with :class:`PlaybenchEnvClient`.
     """
     if rewards not in ("score", "game"):
         raise PlaybenchError(f"rewards {rewards!r}: score or game")
-    specs = _Specs([tasks] if isinstance(tasks, str) else list(tasks), seed, agent, task_params, agent_params,
-                   model)
-    app = create_app(lambda: PlaybenchEnvironment(specs, rewards), PlaybenchAction, PlaybenchObservation,
+    names = [tasks] if isinstance(tasks, str) else list(tasks)
+    root = None if runs is None else Path(runs).resolve()
+    if root is not None and not root.is_dir():
+        raise PlaybenchError(f"runs {runs}: not a folder")
+    if not names and root is None:
+        raise PlaybenchError("name at least one task to serve, or a folder of runs to branch")
+    specs = _Specs(names, seed, agent, task_params, agent_params, model)
+    app = create_app(lambda: PlaybenchEnvironment(specs, rewards, root), PlaybenchAction, PlaybenchObservation,
                      env_name="playbench", max_concurrent_envs=max_sessions)
     app.state.playbench_specs = specs
     app.add_exception_handler(PlaybenchError, _refused)

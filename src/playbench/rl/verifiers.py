@@ -18,16 +18,21 @@ Two forms of conversation (``history``):
 * ``"full"``: one growing conversation — the first request, then for each step the model's answer and
   the newest message of the next request (the current observation). The game, the parsing and the score
   are the benchmark's; the prompts are not (they are what the hubs' ports send).
+
+Rows may also name recorded states (``branches=[{"run": PATH, "task": ..., "index": i, "step": k}]``):
+each such row starts at step ``k`` of that episode of the run (``ChatEnv.from_record``), for training on
+late-game states; its prefix is re-played, and checked against the run, by every rollout of the row.
 """
 
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 import verifiers.v1 as vf
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from playbench.api.config import build_config, key_value_items
 from playbench.core.errors import PlaybenchError
+from playbench.rl.branching import Branch, branch_point
 from playbench.rl.chat_env import DEFAULT_MODEL, ChatEnv, EnvSpec, env_spec
 
 __all__ = ["PlaybenchEnv", "PlaybenchHarness", "PlaybenchTaskset", "load_environment"]
@@ -35,6 +40,17 @@ __all__ = ["PlaybenchEnv", "PlaybenchHarness", "PlaybenchTaskset", "load_environ
 #: the taskset id verifiers resolves (module ``playbench_rl``)
 TASKSET_ID = "playbench-rl"
 History = Literal["window", "full"]
+
+
+class PlaybenchBranchRow(BaseModel):
+    """A recorded state: episode ``index`` of ``task`` in the run at ``run``, at its step ``step``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run: str
+    task: str
+    index: int = Field(0, ge=0)
+    step: int = Field(ge=0)
 
 
 class PlaybenchTasksetConfig(vf.TasksetConfig):
@@ -56,6 +72,8 @@ class PlaybenchTasksetConfig(vf.TasksetConfig):
     """``window``: each request is the benchmark's (ChatEnv's); ``full``: one growing conversation."""
     shaping: bool = False
     """Add the game's step rewards (summed) as a reward term beside the official score (weight 1)."""
+    branches: list[PlaybenchBranchRow] = Field(default_factory=list)
+    """Recorded states to start from, one row each (after the episodes of ``tasks``); their run's config rules."""
 
 
 class PlaybenchData(vf.TaskData):
@@ -66,6 +84,16 @@ class PlaybenchData(vf.TaskData):
     seed: int
     """The episode's own seed (derived from the run's base seed)."""
     history: History = "window"
+    run: str | None = None
+    """A branch row's run (its path); None for an episode played from its start."""
+    step: int | None = None
+    """A branch row's recorded step, where the model takes over."""
+
+
+def _row_key(data: PlaybenchData) -> str:
+    """A row's name: ``task#index``, or ``run:task#index@step`` for a recorded state."""
+    episode = f"{data.task}#{data.index}"
+    return episode if data.run is None else f"{data.run}:{episode}@{data.step}"
 
 
 class PlaybenchTask(vf.Task[PlaybenchData, vf.State, vf.TaskConfig]):
@@ -73,14 +101,17 @@ class PlaybenchTask(vf.Task[PlaybenchData, vf.State, vf.TaskConfig]):
 
     @property
     def key(self) -> str:
-        """Task id and index name an episode of a run (its seed follows from the run's)."""
-        return f"{self.data.task}#{self.data.index}"
+        """Task id and index name an episode of a run (its seed follows from the run's); a branch adds run and step."""
+        return _row_key(self.data)
 
 
 def _specs(config: PlaybenchTasksetConfig) -> dict[str, EnvSpec]:
     """One validated EnvSpec per task of the config (a group is expanded as eval expands it)."""
     if not config.tasks:
-        raise PlaybenchError("verifiers environment: name at least one task (tasks=[...])")
+        if config.branches:
+            return {}
+        raise PlaybenchError("verifiers environment: name at least one task (tasks=[...]) or recorded state "
+                             "(branches=[...])")
     run = build_config(tuple(config.tasks), config.agent, config.model, config.episodes, config.seed,
                        key_value_items(config.task_params), key_value_items(config.agent_params), ())
     return {t.id: env_spec(t.id, config.seed, config.agent, config.task_params, config.agent_params, config.model)
@@ -93,6 +124,11 @@ class PlaybenchTaskset(vf.Taskset[PlaybenchTask, PlaybenchTasksetConfig]):
     def __init__(self, config: PlaybenchTasksetConfig) -> None:
         super().__init__(config)
         self.specs = _specs(config)
+        #: each branch row's recorded prefix by row name, read (and refused, in one line) now; shared by its rollouts
+        self.branches: dict[str, Branch] = {}
+        for row in config.branches:
+            branch = branch_point(row.run, row.task, row.index, row.step)
+            self.branches[_row_key(self._branch_data(branch))] = branch
 
     def load(self) -> Iterator[PlaybenchTask]:
         """One row per episode: ``(task, index, seed)``.
@@ -106,6 +142,14 @@ class PlaybenchTaskset(vf.Taskset[PlaybenchTask, PlaybenchTasksetConfig]):
                 yield PlaybenchTask(PlaybenchData(name=f"{task_id}#{index}", task=task_id, index=index,
                                                   seed=env.seed, history=self.config.history),
                                     self.config.task)
+        for branch in self.branches.values():
+            yield PlaybenchTask(self._branch_data(branch), self.config.task)
+
+    def _branch_data(self, branch: Branch) -> PlaybenchData:
+        """A branch row: the task id and episode seed its run records, the run and the step."""
+        data = PlaybenchData(name="", task=branch.spec.task_id, index=branch.index, seed=branch.seed,
+                             history=self.config.history, run=branch.run, step=branch.step)
+        return data.model_copy(update={"name": _row_key(data)})
 
 
 class PlaybenchHarnessConfig(vf.HarnessConfig):
@@ -169,7 +213,10 @@ class PlaybenchEnv(vf.Env[PlaybenchEnvConfig]):
         """One episode: request, answer, step, until the game ends; the official score is the reward."""
         data = task.data
         assert isinstance(data, PlaybenchData) and isinstance(self.taskset, PlaybenchTaskset)
-        env = ChatEnv.from_spec(self.taskset.specs[data.task], data.index)
+        if data.run is None:
+            env = ChatEnv.from_spec(self.taskset.specs[data.task], data.index)
+        else:
+            env = ChatEnv.from_branch(self.taskset.branches[_row_key(data)])
         returns = 0.0
         try:
             request = await env.areset()
@@ -189,6 +236,7 @@ class PlaybenchEnv(vf.Env[PlaybenchEnvConfig]):
                     trace.record_reward("game_reward", returns, 1.0)
                 record = env.record() if env.done else None
                 trace.info["playbench"] = {"task": data.task, "index": data.index, "seed": data.seed,
+                                           "run": data.run, "from_step": data.step,
                                            "status": None if record is None else record.status,
                                            "score": env.score, "steps": None if record is None else record.steps}
         finally:
@@ -199,15 +247,18 @@ class PlaybenchEnv(vf.Env[PlaybenchEnvConfig]):
 def load_environment(tasks: str | Sequence[str] = (), episodes: int = 1, seed: int = 0, agent: str = "naive",
                      history: History = "window", shaping: bool = False, task_params: dict[str, Any] | None = None,
                      agent_params: dict[str, Any] | None = None, model: str = DEFAULT_MODEL,
-                     **params: Any) -> PlaybenchEnv:
+                     branches: Sequence[dict[str, Any]] = (), **params: Any) -> PlaybenchEnv:
     """A verifiers environment playing ``episodes`` episodes of each task (see the module doc).
 
-    ``params`` are further task parameters (``-T``), merged into ``task_params``.
+    ``branches`` are rows that start at a recorded step, ``{"run": PATH, "task": ..., "index": i, "step": k}``
+    (played with their run's agent, parameters and seed). ``params`` are further task parameters (``-T``),
+    merged into ``task_params``.
     """
     import playbench_rl  # noqa: F401  (verifiers resolves the taskset id by importing it)
 
     names = [tasks] if isinstance(tasks, str) else list(tasks)
     config = PlaybenchEnvConfig(taskset=PlaybenchTasksetConfig(
         tasks=names, episodes=episodes, seed=seed, agent=agent, history=history, shaping=shaping,
-        task_params={**(task_params or {}), **params}, agent_params=dict(agent_params or {}), model=model))
+        task_params={**(task_params or {}), **params}, agent_params=dict(agent_params or {}), model=model,
+        branches=[PlaybenchBranchRow(**row) for row in branches]))
     return PlaybenchEnv(config)
