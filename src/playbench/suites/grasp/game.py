@@ -85,7 +85,7 @@ class _GraspBase(Game):
 class GraspGame(_GraspBase):
     """One episode = one instance; the action is the whole answer, parsed into a plan and simulated."""
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Build the instance and its official prompt.
 
         The observation is the whole prompt as one message (the official o1-mini form: system text, a blank
@@ -102,7 +102,7 @@ class GraspGame(_GraspBase):
         }
         return obs, info
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Parse the answer, execute the first 20 actions and score them."""
         assert self.inst is not None, "reset() first"
         p = self.params
@@ -146,7 +146,7 @@ class GraspInteractiveGame(_GraspBase):
     STOP = "STOP"
     NOOP = "NOOP"  # what an unrecognised answer executes: it uses a step and changes nothing (§7)
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Build the instance and show the grid."""
         inst = self._setup(seed)
         self.manual += INTERACTIVE_NOTE
@@ -183,7 +183,7 @@ class GraspInteractiveGame(_GraspBase):
         """An answer naming no action uses a step and does nothing (like an unknown word in a plan)."""
         return self.NOOP
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Execute one action; the episode ends after 20 actions or STOP."""
         assert self.inst is not None, "reset() first"
         before = self._score

@@ -58,7 +58,7 @@ class Constraints:
         """Constraints from the baseline result encoding (4|8, 100|2, 0|0.3)."""
         return cls(8 if int(movement) == 8 else 4, None if int(limit) >= 100 else int(limit), float(cost))
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, int | float | None]:
         """Plain JSON form used in records."""
         return {"movement": self.movement, "carry": self.carry, "cost": self.cost}
 

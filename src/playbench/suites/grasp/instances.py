@@ -69,7 +69,7 @@ def _official_keys(p: GraspParams) -> list[tuple[str, int, Constraints]]:
 
 @lru_cache(maxsize=16)
 def _keys(
-    _grids_id: int, settings: tuple, indices: str, combos: tuple, data: str
+    _grids_id: int, settings: tuple[tuple[str, str, str], ...], indices: str, combos: tuple[Constraints, ...], data: str
 ) -> list[tuple[str, int, Constraints]]:
     grids = load_grids(data)
     wanted = parse_indices(indices)

@@ -107,10 +107,10 @@ def _probability(distribution: str, value: Any) -> float:
     return float(value)
 
 
-def _choice(d: dict, key: str, allowed: tuple[str, ...]) -> str:
+def _choice(d: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:
     if d[key] not in allowed:
         raise ValueError(f"{key!r} is {_show(d[key])}, expected one of {', '.join(allowed)}")
-    return d[key]
+    return str(d[key])  # one of ``allowed``: a str already
 
 
 def grid_record(file: str, line: str) -> GridRecord:

@@ -77,7 +77,11 @@ class _Distances:
         return out
 
 
-def _distances(grid: Grid, constraints: Constraints, cache: dict | None) -> _Distances:
+#: What ``solve`` may keep between calls: the distance tables of the last (grid, movement set).
+DistanceCache = dict[tuple[Grid, int], "_Distances"]
+
+
+def _distances(grid: Grid, constraints: Constraints, cache: DistanceCache | None) -> _Distances:
     if cache is None:
         return _Distances(grid, constraints.moves)
     key = (grid, constraints.movement)
@@ -196,10 +200,10 @@ class _Search:
 
     def run_fixed_T(self, T: int, bonus: int) -> None:
         """Search every plan that scores on cell T (the start under fixed scoring)."""
-        self.memo: dict[tuple, int] = {}
+        self.memo: dict[tuple[int, ...], int] = {}
         self._dfs(self.start, 0, 0, 0, T, bonus, 0, [])
 
-    def _dfs(self, pos: int, mask: int, k: int, carried: int, T: int, bonus: int, used: int, events: list) -> None:
+    def _dfs(self, pos: int, mask: int, k: int, carried: int, T: int, bonus: int, used: int, events: list[tuple[str, int]]) -> None:
         self.nodes += 1
         dist = self.D.dist
         c = self.cost
@@ -247,7 +251,7 @@ class _Search:
                 return d, e
         return None
 
-    def _dfs_open(self, pos: int, mask: int, k: int, used: int, events: list) -> None:
+    def _dfs_open(self, pos: int, mask: int, k: int, used: int, events: list[tuple[str, int]]) -> None:
         self.nodes += 1
         c = self.cost
         R = self.budget - used
@@ -306,7 +310,7 @@ class _Search:
 
 
 def solve(
-    grid: Grid, constraints: Constraints, scoring: Scoring = "fixed", budget: int = BUDGET, cache: dict | None = None
+    grid: Grid, constraints: Constraints, scoring: Scoring = "fixed", budget: int = BUDGET, cache: DistanceCache | None = None
 ) -> Solution:
     """The best plan under ``scoring`` (highest energy; ties met during the search go to the shorter plan).
 

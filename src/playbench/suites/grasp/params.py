@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Protocol
 
 from playbench.core.params import ExistingPath, Field, Params, field_validator
 from playbench.suites.grasp.grid import DISTRIBUTIONS, OBSTACLES, STARTS
@@ -15,6 +15,13 @@ _CHOICES = {
     "carry": ("none", "2"),
     "cost": ("0", "0.3"),
 }
+
+
+class _FieldInfo(Protocol):
+    """What a field validator reads of pydantic's ``ValidationInfo``: the name of the field it checks."""
+
+    @property
+    def field_name(self) -> str: ...
 
 
 def split_choice(value: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
@@ -73,7 +80,7 @@ class GraspParams(Params):
 
     @field_validator("distribution", "obstacle", "start", "movement", "carry", "cost")
     @classmethod
-    def _check_choice(cls, value: str, info) -> str:  # noqa: ANN001
+    def _check_choice(cls, value: str, info: _FieldInfo) -> str:
         split_choice(value, _CHOICES[info.field_name])
         return value
 

@@ -162,7 +162,7 @@ def _cells(grid: Grid, energy: Any, start: tuple[int, int]) -> list[str]:
 def _moves(events: list[Event]) -> list[str]:
     """One arrow per move; repeated crossings of the same pair of cells are offset sideways to stay visible."""
     out = []
-    seen: dict[frozenset, int] = {}
+    seen: dict[frozenset[tuple[int, int]], int] = {}
     for e in events:
         if e.kind != "move":
             continue

@@ -56,7 +56,7 @@ def user_message(grid_text: str, blocked: bool) -> str:
     return _USER.format(obstacle=", O is an obstacle" if blocked else "", grid=grid_text)
 
 
-def messages(grid_text: str, blocked: bool, constraints: Constraints, variant: PromptVariant = "official") -> list:
+def messages(grid_text: str, blocked: bool, constraints: Constraints, variant: PromptVariant = "official") -> list[dict[str, str]]:
     """The chat messages of a GPT-3.5/GPT-4o request: system then user."""
     return [
         {"role": "system", "content": system_message(blocked, constraints, variant)},

@@ -22,7 +22,7 @@ def _scored(record: EpisodeRecord) -> Scored | None:
     return Scored(dims, int(m.get("length", 0)), float(m["energy"]), str(m.get("parser_rule", "?")))
 
 
-def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[str, int]) -> dict | None:
+def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[str, int]) -> dict[str, Any] | None:
     """Per task: the Table-1 breakdown (overall, by control, parser rules) and the scoring rule used."""
     out: dict[str, Any] = {}
     for task_id, records in records_by_task.items():
@@ -36,7 +36,7 @@ def summarize(records_by_task: dict[str, list[EpisodeRecord]], scheduled: dict[s
     return {"tables": out} if out else None
 
 
-def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict:
+def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict[str, Any]:
     """Mean executed length and energy under both rules, and how many answers the parser could not read."""
     ok = [r for r in records if r.status == "ok" and "energy_fixed" in r.metrics]
     if not ok:
@@ -50,7 +50,7 @@ def task_extras(task_id: str, records: list[EpisodeRecord]) -> dict:
                       "parse_failed": sum(bool(r.metrics.get("parse_failed")) for r in ok)}}
 
 
-def render(summary: dict) -> list:
+def render(summary: dict[str, Any]) -> list[Any]:
     """One Table-1 style table per run, one column per GRASP task."""
     tables = summary.get("tables", {})
     if not tables:

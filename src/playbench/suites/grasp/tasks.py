@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from playbench.core.suite import Command, Suite
 from playbench.core.task import Task
 from playbench.suites.grasp.facts import TASKS, GraspTask
 from playbench.suites.grasp.params import GraspParams
+
+if TYPE_CHECKING:  # games load when one is made, not to list tasks
+    from playbench.suites.grasp.game import GraspGame, GraspInteractiveGame
 
 
 def _episodes(params: Any) -> int:
@@ -29,13 +32,13 @@ def _check_data(params: Any) -> None:
     check_data(params)
 
 
-def _one_step(params: Any, index: int):  # noqa: ANN202
+def _one_step(params: Any, index: int) -> GraspGame:
     from playbench.suites.grasp.game import GraspGame
 
     return GraspGame(params, index)
 
 
-def _interactive(params: Any, index: int):  # noqa: ANN202
+def _interactive(params: Any, index: int) -> GraspInteractiveGame:
     from playbench.suites.grasp.game import GraspInteractiveGame
 
     return GraspInteractiveGame(params, index)
