@@ -12,6 +12,8 @@ from playbench.stats import mean_stderr
 from playbench.stats.intervals import interval
 from playbench.suites.mango.facts import ANSWER_METRICS
 
+#: One scored record (the fields in the module docstring).
+Row = dict[str, Any]
 ERROR_KEYS = {"parse_error": "parse", "id_error": "id", "unanswerable": "unanswerable", "step_num_error": "step_num"}
 
 
@@ -23,7 +25,7 @@ def _mean(values: list[float]) -> float | None:
 RATES = {"success_rate": "strict", "loose": "loose", "reasoning": "reasoning"}
 
 
-def uncertainty(valid: list[dict]) -> dict[str, Any]:
+def uncertainty(valid: list[Row]) -> dict[str, Any]:
     """95% intervals of the three success rates and the path length's standard error.
 
     Each by its declared method (``facts.ANSWER_METRICS``): Wilson for strict and reasoning (0/1), a
@@ -38,7 +40,7 @@ def uncertainty(valid: list[dict]) -> dict[str, Any]:
     return {"ci95": ci95, "path_len_stderr": path_se}
 
 
-def bucket(rows: list[dict], n: int | None = None) -> dict[str, Any]:
+def bucket(rows: list[Row], n: int | None = None) -> dict[str, Any]:
     """Counts and means over the valid rows among ``rows`` (``n`` = how many records the bucket covers).
 
     ``ci95`` holds the 95% intervals of ``success_rate``, ``loose`` and ``reasoning``.
@@ -57,7 +59,7 @@ def bucket(rows: list[dict], n: int | None = None) -> dict[str, Any]:
     }
 
 
-def errors(rows: list[dict]) -> dict[str, Any]:
+def errors(rows: list[Row]) -> dict[str, Any]:
     """Error counts by kind, plus parse-error sub-kinds."""
     out: dict[str, Any] = {v: 0 for v in ERROR_KEYS.values()}
     kinds: dict[str, int] = defaultdict(int)
@@ -71,20 +73,20 @@ def errors(rows: list[dict]) -> dict[str, Any]:
     return out
 
 
-def buckets(rows: list[dict]) -> dict[str, Any]:
+def buckets(rows: list[Row]) -> dict[str, Any]:
     """``all``, ``easy`` and ``hard`` buckets of one set of rows."""
     easy = [r for r in rows if r["status"] == "scored" and r.get("difficulty") == "easy"]
     hard = [r for r in rows if r["status"] == "scored" and r.get("difficulty") == "hard"]
     return {"all": bucket(rows), "easy": bucket(easy), "hard": bucket(hard)}
 
 
-def summarize_rows(rows: list[dict]) -> dict[str, Any]:
+def summarize_rows(rows: list[Row]) -> dict[str, Any]:
     """``{"overall": {all, easy, hard}, "macro": …, "games": {GAME: {all, easy, hard, errors}}, "errors": …}``.
 
     ``overall`` is micro-averaged (pooled records, as the official cross-game summary); ``macro`` is the
     mean over games of each per-game rate.
     """
-    by_game: dict[str, list[dict]] = defaultdict(list)
+    by_game: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
         by_game[r["game"]].append(r)
     games = {g: {**buckets(rs), "errors": errors(rs)} for g, rs in sorted(by_game.items())}
@@ -101,7 +103,7 @@ def summarize_rows(rows: list[dict]) -> dict[str, Any]:
 # -- the official evaluator's summary layout (spec §7.5) ------------------------------------------
 
 
-def official_bucket(rows: list[dict]) -> dict[str, Any]:
+def official_bucket(rows: list[Row]) -> dict[str, Any]:
     """``total_task``, ``valid_task``, score sums, error counts and their ``_average`` twins."""
     valid = [r for r in rows if r["status"] == "scored"]
     out: dict[str, Any] = {
@@ -122,9 +124,9 @@ def official_bucket(rows: list[dict]) -> dict[str, Any]:
     return out
 
 
-def official_summary(rows: list[dict]) -> dict[str, Any]:
+def official_summary(rows: list[Row]) -> dict[str, Any]:
     """The official layout: ``all``/``easy``/``hard`` per game and micro-averaged over games."""
-    def three(rs: list[dict]) -> dict[str, Any]:
+    def three(rs: list[Row]) -> dict[str, Any]:
         scored = [r for r in rs if r["status"] == "scored"]
         return {
             "all": official_bucket(rs),
@@ -132,7 +134,7 @@ def official_summary(rows: list[dict]) -> dict[str, Any]:
             "hard": official_bucket([r for r in scored if r.get("difficulty") == "hard"]),
         }
 
-    by_game: dict[str, list[dict]] = defaultdict(list)
+    by_game: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
         by_game[r["game"]].append(r)
     return {"overall": three(rows), "games": {g: three(rs) for g, rs in sorted(by_game.items())}}
@@ -141,12 +143,12 @@ def official_summary(rows: list[dict]) -> dict[str, Any]:
 # -- pairwise intersection (paper Table 1, spec §7.7) ----------------------------------------------
 
 
-def pairwise(rows_a: list[dict], rows_b: list[dict]) -> dict[str, Any]:
+def pairwise(rows_a: list[Row], rows_b: list[Row]) -> dict[str, Any]:
     """Success rates of A and B on the questions both answered validly, easy and hard separately.
 
     A question enters a bucket only when both records put it there.
     """
-    def index(rows: list[dict]) -> dict[tuple, dict]:
+    def index(rows: list[Row]) -> dict[tuple[str, str, str | None], Row]:
         return {(r["game"], r["task"], r["id"]): r for r in rows if r["status"] == "scored"}
 
     a, b = index(rows_a), index(rows_b)

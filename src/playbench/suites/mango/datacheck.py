@@ -8,7 +8,7 @@ and ``all_pairs`` holds one record per ordered pair with its path count and labe
 """
 
 from playbench.core.errors import PlaybenchError
-from playbench.suites.mango.formats import LABEL_FIELDS, NEVER, STEP_FIELDS, GameFiles, fault, show
+from playbench.suites.mango.formats import LABEL_FIELDS, NEVER, STEP_FIELDS, GameFiles, JsonObject, fault, show
 from playbench.suites.mango.walkthrough import parse_walkthrough, walkthrough_problem
 
 Triple = tuple[str, str, str]
@@ -36,9 +36,9 @@ def _check_names(game: GameFiles, suffix: str, names: list[str], what: str) -> N
         first[n] = i
 
 
-def _check_edges(game: GameFiles) -> dict[Triple, dict]:
+def _check_edges(game: GameFiles) -> dict[Triple, JsonObject]:
     locations, actions = set(game.locations), set(game.actions)
-    out: dict[Triple, dict] = {}
+    out: dict[Triple, JsonObject] = {}
     for i, e in enumerate(game.edges):
         for key in ("src_node", "dst_node"):
             if e[key] not in locations:
@@ -64,7 +64,7 @@ def _check_walkthrough(game: GameFiles) -> None:
                                               f"last step {last} (is {game.name}.walkthrough cut short?)")
 
 
-def _path_problem(rec: dict, edges: dict[Triple, dict]) -> str | None:
+def _path_problem(rec: JsonObject, edges: dict[Triple, JsonObject]) -> str | None:
     """What is wrong with a DF record's path against the map, or None."""
     path = rec["path_details"]
     nodes = [path[0]["prev_node"], *(s["node"] for s in path)]
@@ -86,10 +86,10 @@ def _path_problem(rec: dict, edges: dict[Triple, dict]) -> str | None:
     return None
 
 
-def _check_df(game: GameFiles, edges: dict[Triple, dict]) -> dict[Pair, list[dict]]:
+def _check_df(game: GameFiles, edges: dict[Triple, JsonObject]) -> dict[Pair, list[JsonObject]]:
     """Every DF record against the map; returns the records of each (S, D) pair."""
     ids: set[str] = set()
-    by_pair: dict[Pair, list[dict]] = {}
+    by_pair: dict[Pair, list[JsonObject]] = {}
     for i, rec in enumerate(game.all2all):
         problem = _path_problem(rec, edges)
         if problem is None and rec["id"] in ids:
@@ -106,7 +106,7 @@ def _check_df(game: GameFiles, edges: dict[Triple, dict]) -> dict[Pair, list[dic
     return by_pair
 
 
-def _check_rf(game: GameFiles, paths: dict[Pair, list[dict]]) -> None:
+def _check_rf(game: GameFiles, paths: dict[Pair, list[JsonObject]]) -> None:
     """One RF record per ordered pair of distinct locations, with its path count and labels."""
     locations = game.locations
     known = set(locations)
@@ -125,7 +125,7 @@ def _check_rf(game: GameFiles, paths: dict[Pair, list[dict]]) -> None:
                              f"(one per ordered pair of the {len(locations)} locations; is the file cut short?)")
 
 
-def _pair_problem(rec: dict, pair: Pair, paths: list[dict], locations: set[str], seen: set[Pair],
+def _pair_problem(rec: JsonObject, pair: Pair, paths: list[JsonObject], locations: set[str], seen: set[Pair],
                   ids: set[str]) -> str | None:
     for node in pair:
         if node not in locations:

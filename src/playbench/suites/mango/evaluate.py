@@ -7,8 +7,9 @@ malformed list element is a parse error rather than a crash).
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
+from playbench.suites.mango.formats import JsonObject
 from playbench.suites.mango.labels import difficulty
 from playbench.suites.mango.maze import Maze
 from playbench.suites.mango.parse import Parsed, TrajectoryStep, parse_answer
@@ -58,14 +59,14 @@ class Score:
     path_len: int = 0
     parse_error: str | None = None
     arbitrary_choice: bool = False  # compat: a hash-order-dependent choice was made (bug B6)
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def valid(self) -> bool:
         """Scored records are the valid ones."""
         return self.status == "scored"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Plain JSON types."""
         return asdict(self)
 
@@ -75,10 +76,10 @@ class GameEvaluator:
 
     def __init__(
         self,
-        edges: list[dict],
+        edges: list[JsonObject],
         actions: list[str],
-        all2all: list[dict],
-        all_pairs: list[dict],
+        all2all: list[JsonObject],
+        all_pairs: list[JsonObject],
         mode: Mode = "fixed",
         keys: tuple[str, str, str] = KEYS["release"],
     ) -> None:
@@ -102,7 +103,7 @@ class GameEvaluator:
             self._shortest[src] = self.maze.shortest_lengths(src)
         return self._shortest[src].get(dst, 0)
 
-    def skeleton(self, task: TaskKind, sample_id: str) -> dict | None:
+    def skeleton(self, task: TaskKind, sample_id: str) -> JsonObject | None:
         """The skeleton record with this id, or None."""
         return (self.df if task == "df" else self.rf).get(sample_id)
 
@@ -146,7 +147,7 @@ class GameEvaluator:
         out.difficulty = label
         return out
 
-    def _score_rf(self, skeleton: dict, parsed: Parsed) -> Score:
+    def _score_rf(self, skeleton: JsonObject, parsed: Parsed) -> Score:
         src, dst = skeleton["src_node"], skeleton["dst_node"]
         steps = parsed.steps
         out = Score("scored", "rf", path_len=self.shortest(src, dst))
@@ -175,7 +176,7 @@ class GameEvaluator:
             out.reasoning = float(self._chain_ok(steps, src, {dst}, [_norm(s.action) for s in steps]))
         return out
 
-    def _score_df(self, skeleton: dict, parsed: Parsed) -> Score:
+    def _score_df(self, skeleton: JsonObject, parsed: Parsed) -> Score:
         src = skeleton["src_node"]
         given = [s["action"] for s in skeleton["path_details"]]
         steps = parsed.steps

@@ -16,6 +16,8 @@ from typing import Any
 from playbench.core.datafiles import read_data_text
 from playbench.core.errors import PlaybenchError
 
+#: A JSON object read from a file (an edge, a DF/RF skeleton, a path step, an answer record), checked before use.
+JsonObject = dict[str, Any]
 NEVER = 9999  # MANGO's sentinel for "never" (edges, paths, pairs)
 SUFFIXES = ("walkthrough", "locations.json", "actions.json", "edges.json", "all2all.jsonl", "all_pairs.jsonl")
 STEP_FIELDS = (
@@ -77,7 +79,7 @@ def item_line(text: str, index: int) -> int:
     return text.count("\n", 0, _skip_space(text, pos)) + 1
 
 
-def read_json_array(path: Path, check: Callable[[Any], None], what: str) -> list:
+def read_json_array(path: Path, check: Callable[[Any], None], what: str) -> list[Any]:
     """A ``.json`` file holding a non-empty array whose every element passes ``check`` (ValueError otherwise)."""
     text = read_data_text(path)
     try:
@@ -96,7 +98,7 @@ def read_json_array(path: Path, check: Callable[[Any], None], what: str) -> list
     return items
 
 
-def read_jsonl(path: Path, check: Callable[[dict], None] | None = None) -> list[dict]:
+def read_jsonl(path: Path, check: Callable[[JsonObject], None] | None = None) -> list[JsonObject]:
     """Every record of a JSON-lines file: each non-blank line must be a JSON object passing ``check``."""
     out = []
     for number, line in enumerate(read_data_text(path).splitlines(), 1):
@@ -117,7 +119,7 @@ def read_jsonl(path: Path, check: Callable[[dict], None] | None = None) -> list[
 # -- record checks (raise ValueError with what is wrong) -----------------------------------------------------
 
 
-def as_object(value: Any) -> dict:
+def as_object(value: Any) -> JsonObject:
     """``value`` when it is a JSON object."""
     if not isinstance(value, dict):
         raise ValueError(f"expected a JSON object, found {type(value).__name__}")
@@ -140,14 +142,14 @@ def as_step(value: Any, what: str) -> int:
     return value
 
 
-def need(rec: dict, key: str) -> Any:
+def need(rec: JsonObject, key: str) -> Any:
     """``rec[key]``, or a ValueError naming the missing key."""
     if key not in rec:
         raise ValueError(f"missing key {key!r}")
     return rec[key]
 
 
-def check_step_fields(rec: dict) -> None:
+def check_step_fields(rec: JsonObject) -> None:
     """The six step fields of an edge (or a path step) and their invariants (spec §2.3)."""
     fwd, rev, low, fwd_a, rev_a, low_a = (as_step(need(rec, k), repr(k)) for k in STEP_FIELDS)
     if low != min(fwd, rev) or low_a != min(fwd_a, rev_a):
@@ -168,7 +170,7 @@ def check_edge(rec: Any) -> None:
     check_step_fields(rec)
 
 
-def check_df_record(rec: dict) -> None:
+def check_df_record(rec: JsonObject) -> None:
     """One ``all2all.jsonl`` record on its own (paths against the map: ``datacheck``)."""
     for key in ("src_node", "dst_node"):
         as_string(need(rec, key), repr(key), lower=True)
@@ -193,7 +195,7 @@ def check_df_record(rec: dict) -> None:
         as_step(need(rec, key), repr(key))
 
 
-def check_rf_record(rec: dict) -> None:
+def check_rf_record(rec: JsonObject) -> None:
     """One ``all_pairs.jsonl`` record on its own (counts against ``all2all``: ``datacheck``)."""
     for key in ("src_node", "dst_node"):
         as_string(need(rec, key), repr(key), lower=True)
@@ -242,17 +244,17 @@ class GameFiles:
         return read_json_array(self.path("actions.json"), _names(lower=False), "action")
 
     @cached_property
-    def edges(self) -> list[dict]:
+    def edges(self) -> list[JsonObject]:
         """``edges.json`` in file order."""
         return read_json_array(self.path("edges.json"), check_edge, "edge")
 
     @cached_property
-    def all2all(self) -> list[dict]:
+    def all2all(self) -> list[JsonObject]:
         """The DF skeletons, in file order."""
         return read_jsonl(self.path("all2all.jsonl"), check_df_record)
 
     @cached_property
-    def all_pairs(self) -> list[dict]:
+    def all_pairs(self) -> list[JsonObject]:
         """The RF skeletons, in file order."""
         return read_jsonl(self.path("all_pairs.jsonl"), check_rf_record)
 

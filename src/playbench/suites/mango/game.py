@@ -7,6 +7,7 @@ import numpy as np
 
 from playbench.core.game import Game
 from playbench.suites.mango.evaluate import Score, TaskKind
+from playbench.suites.mango.formats import JsonObject
 from playbench.suites.mango.params import MangoParams
 from playbench.suites.mango.prompts import SYSTEM_MESSAGE, build_prompt, df_question, format_trajectory, rf_question
 from playbench.suites.mango.sources import PreparedGame, data_question, procedural_game
@@ -24,13 +25,13 @@ class MangoGame(Game):
         self.index = index
         self.manual = SYSTEM_MESSAGE
         self.game: PreparedGame | None = None
-        self.skeleton: dict = {}
+        self.skeleton: JsonObject = {}
         self.result: Score | None = None
         self.maze_seed: int | None = None
 
     # -- gymnasium face ---------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Pick the question (from the data, or a procedural maze seeded by ``seed``) and show its prompt."""
         super().reset(seed=seed)
         p = self.params
@@ -45,7 +46,7 @@ class MangoGame(Game):
         self._last_obs = self.prompt()
         return self._last_obs, self._info()
 
-    def _pick(self, rng: random.Random) -> dict:
+    def _pick(self, rng: random.Random) -> JsonObject:
         """A procedural question: even episodes ask easy ones, odd episodes hard ones when the maze has any."""
         assert self.game is not None  # set by reset()
         qs = self.game.questions[self.task]
@@ -64,7 +65,7 @@ class MangoGame(Game):
             question = rf_question(s["src_node"], s["dst_node"], style)
         return build_prompt(self.game.prefix.text, d.actions, d.locations, question, style)
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Score the answer; the episode ends."""
         assert self.game is not None  # set by reset()
         evaluator = self.game.evaluator(self.params.mode, self.params.prompt)

@@ -3,7 +3,7 @@
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from playbench.suites.mango.formats import NEVER
+from playbench.suites.mango.formats import NEVER, JsonObject
 
 # the ten directions and their reverses (spec §1)
 OPPOSITE: dict[str, str] = {
@@ -38,7 +38,7 @@ class Move:
         return self.step if self.answerable is None else self.answerable
 
 
-def edge_record(src: str, action: str, dst: str, fwd: int, fwd_ans: int, rev: int, rev_ans: int) -> dict:
+def edge_record(src: str, action: str, dst: str, fwd: int, fwd_ans: int, rev: int, rev_ans: int) -> JsonObject:
     """An ``edges.json`` object with its keys in the official order."""
     return {
         "src_node": src,
@@ -53,7 +53,7 @@ def edge_record(src: str, action: str, dst: str, fwd: int, fwd_ans: int, rev: in
     }
 
 
-def build_edges(moves: Iterable[Move], reverse_works: Callable[[Triple], bool]) -> list[dict]:
+def build_edges(moves: Iterable[Move], reverse_works: Callable[[Triple], bool]) -> list[JsonObject]:
     """Edges in the official file order from annotated moves.
 
     A directional move proposes its reverse; the proposal is accepted when the reverse is itself a
@@ -80,7 +80,7 @@ def build_edges(moves: Iterable[Move], reverse_works: Callable[[Triple], bool]) 
             reverse[key][1] = min(reverse[key][1], m.answerable_step)
         else:
             reverse[key] = [m.step, m.answerable_step]
-    inserted: list[dict] = []
+    inserted: list[JsonObject] = []
     for key, (fwd, fwd_ans) in sorted(forward.items(), key=lambda kv: kv[1][0]):
         rev, rev_ans = reverse.get(key, (NEVER, NEVER))
         inserted.append(edge_record(key[0], key[1], key[2], fwd, fwd_ans, rev, rev_ans))
@@ -90,9 +90,9 @@ def build_edges(moves: Iterable[Move], reverse_works: Callable[[Triple], bool]) 
     return file_order(inserted)
 
 
-def insertion_order(edges: list[dict]) -> list[dict]:
+def insertion_order(edges: list[JsonObject]) -> list[JsonObject]:
     """Recover the insertion order from the edges' own fields: forward edges by step, then reverse-only ones."""
-    def key(item: tuple[int, dict]) -> tuple[int, int, int]:
+    def key(item: tuple[int, JsonObject]) -> tuple[int, int, int]:
         i, e = item
         if e["seen_in_forward"] != NEVER:
             return (0, e["seen_in_forward"], i)
@@ -101,7 +101,7 @@ def insertion_order(edges: list[dict]) -> list[dict]:
     return [e for _, e in sorted(enumerate(edges), key=key)]
 
 
-def node_order(inserted: list[dict]) -> list[str]:
+def node_order(inserted: list[JsonObject]) -> list[str]:
     """Locations in order of first appearance along the insertion order (source before destination)."""
     seen: dict[str, None] = {}
     for e in inserted:
@@ -110,7 +110,7 @@ def node_order(inserted: list[dict]) -> list[str]:
     return list(seen)
 
 
-def file_order(inserted: list[dict]) -> list[dict]:
+def file_order(inserted: list[JsonObject]) -> list[JsonObject]:
     """The ``edges.json`` order: by source in node order, then destination by first insertion, then insertion."""
     nodes = {n: i for i, n in enumerate(node_order(inserted))}
     first_pair: dict[tuple[str, str], int] = {}
@@ -121,7 +121,7 @@ def file_order(inserted: list[dict]) -> list[dict]:
     return [e for _, e in indexed]
 
 
-def action_order(edges: list[dict]) -> list[str]:
+def action_order(edges: list[JsonObject]) -> list[str]:
     """Actions for a generated ``actions.json``: by first forward occurrence, then reverse-only actions."""
     seen: dict[str, None] = {}
     for e in insertion_order(edges):
@@ -132,7 +132,7 @@ def action_order(edges: list[dict]) -> list[str]:
 class Maze:
     """The evaluation multigraph of a game's edges (lower-case names), with fast lookups."""
 
-    def __init__(self, edges: list[dict], actions: list[str] | None = None, locations: list[str] | None = None):
+    def __init__(self, edges: list[JsonObject], actions: list[str] | None = None, locations: list[str] | None = None):
         self.edges = edges
         self.nodes = node_order(insertion_order(edges))
         self.actions = list(actions) if actions is not None else action_order(edges)
@@ -160,7 +160,7 @@ class Maze:
                 break
         return current
 
-    def exits(self, location: str) -> list[dict]:
+    def exits(self, location: str) -> list[JsonObject]:
         """The edges leaving a location, in file order."""
         return [e for e in self.edges if e["src_node"] == location]
 
@@ -183,7 +183,7 @@ class Maze:
 
     def with_auto_reverses(self) -> "Maze":
         """The compat evaluation graph: every directional edge's reverse added when missing (bug B3)."""
-        extra: list[dict] = []
+        extra: list[JsonObject] = []
         have = set(self.triples)
         for e in self.edges:
             opp = OPPOSITE.get(e["action"])

@@ -8,7 +8,7 @@ non-movement actions of the prefix (spec §9).
 
 import random
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -22,6 +22,18 @@ from playbench.suites.mango.walkthrough import Step, count_tokens, parse_walkthr
 MAX_NON_MOVES = 6
 
 
+class Minigame(TypedDict, total=False):
+    """One minigame (total=False only because a game holds an empty one until its reset)."""
+
+    game: str
+    step: int  # the prefix ends here; the answer is the move of step + 1
+    location: str
+    target: str  # that move
+    exits: list[str]
+    non_moves: list[str]
+    hint: list[tuple[str, str]]  # (destination, action) of the exits known by ``step``
+
+
 def _prefix_text(steps: list[Step], budget: int) -> str:
     blocks = [f"==>STEP NUM: {s.num}\n==>ACT: {s.action}\n==>OBSERVATION: {s.observation}\n" for s in steps]
     while len(blocks) > 1 and count_tokens("\n".join(blocks)) > budget:
@@ -29,12 +41,12 @@ def _prefix_text(steps: list[Step], budget: int) -> str:
     return "\n".join(blocks)
 
 
-def minigames(data: Any, max_step: int) -> list[dict]:
+def minigames(data: Any, max_step: int) -> list[Minigame]:
     """Every minigame of a game: one per edge first walked forward at a step ≤ ``max_step``."""
     steps = parse_walkthrough(data.walkthrough_text)
     by_num = {s.num: s for s in steps}
     map_actions = {e["action"] for e in data.edges}
-    out = []
+    out: list[Minigame] = []
     for e in sorted(data.edges, key=lambda e: e["seen_in_forward"]):
         t1 = e["seen_in_forward"]
         if t1 > max_step or t1 - 1 not in by_num:
@@ -49,7 +61,7 @@ def minigames(data: Any, max_step: int) -> list[dict]:
 
 
 @lru_cache(maxsize=4)
-def _data_minigames(path: str, games: str | None, max_step: int) -> tuple[tuple[Any, dict], ...]:
+def _data_minigames(path: str, games: str | None, max_step: int) -> tuple[tuple[Any, Minigame], ...]:
     found = open_data(path, game_names(games))
     for game in found:
         check_game(game, skeletons=False)  # minigames read the walkthrough and the map, not the skeletons
@@ -76,12 +88,12 @@ class MinigameGame(Game):
         super().__init__()
         self.params = params
         self.index = index
-        self.item: dict = {}
+        self.item: Minigame = {}
         self.valid: list[str] = []
         self.answer: str | None = None
         self.maze_seed: int | None = None
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Pick the minigame and show its prompt."""
         super().reset(seed=seed)
         p = self.params
@@ -114,7 +126,7 @@ class MinigameGame(Game):
         """The valid-action list of the prompt."""
         return list(self.valid)
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Success iff the action is the walkthrough's next move (an unlisted one plays the first listed)."""
         self.answer = self.legal_or_default(action)
         ok = float(action.strip().lower() == self.item["target"])

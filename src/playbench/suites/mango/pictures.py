@@ -16,6 +16,7 @@ from typing import Any
 
 from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.core.suite import PictureHooks
+from playbench.suites.mango.formats import JsonObject
 from playbench.suites.mango.maze import insertion_order, node_order
 
 _NODE_H = 24
@@ -30,7 +31,7 @@ def _x(text: object) -> str:
     return escape(str(text), quote=True)
 
 
-def _maze_source(record: EpisodeRecord) -> tuple[list[dict], list[dict], list[dict]] | None:
+def _maze_source(record: EpisodeRecord) -> tuple[list[JsonObject], list[JsonObject], list[JsonObject]] | None:
     """(edges, all2all, all_pairs) of the episode's game, or None when the record cannot rebuild it."""
     inst = record.instance
     if inst.get("source") == "procedural" and isinstance(inst.get("maze_seed"), int):
@@ -53,7 +54,7 @@ def _maze_source(record: EpisodeRecord) -> tuple[list[dict], list[dict], list[di
     return None
 
 
-def _correct_route(task: str, sample_id: str | None, all2all: list[dict], all_pairs: list[dict]) -> tuple[str, str, list[dict]] | None:
+def _correct_route(task: str, sample_id: str | None, all2all: list[JsonObject], all_pairs: list[JsonObject]) -> tuple[str, str, list[JsonObject]] | None:
     """(source, destination, steps) of the question: the DF path, or the RF pair's first shortest path."""
     if not sample_id:
         return None
@@ -81,7 +82,7 @@ def _answer_hops(record: EpisodeRecord, steps: list[StepRecord]) -> list[tuple[s
     return [(s.before.lower(), s.action.lower(), s.after.lower()) for s in parsed.steps] if parsed.ok else []
 
 
-def _layers(nodes: list[str], edges: list[dict]) -> dict[str, int]:
+def _layers(nodes: list[str], edges: list[JsonObject]) -> dict[str, int]:
     """Breadth-first distance from the first node, ignoring direction; unreached nodes go one column further."""
     near: dict[str, list[str]] = {n: [] for n in nodes}
     for e in edges:
@@ -109,8 +110,8 @@ def _box(cx: float, cy: float, hw: float, tx: float, ty: float) -> tuple[float, 
 
 
 def maze_svg(
-    edges: list[dict],
-    route: tuple[str, str, list[dict]] | None = None,
+    edges: list[JsonObject],
+    route: tuple[str, str, list[JsonObject]] | None = None,
     answer: list[tuple[str, str, str]] | None = None,
     caption: str = "",
 ) -> str:
@@ -216,7 +217,7 @@ def maze_svg(
     return "\n".join(out)
 
 
-def _caption(task: str, route: tuple[str, str, list[dict]] | None, metrics: dict[str, Any]) -> str:
+def _caption(task: str, route: tuple[str, str, list[JsonObject]] | None, metrics: dict[str, Any]) -> str:
     if route is None:
         return f"MANGO {task.upper()}: question not found in this map"
     src, dst, path = route

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from playbench.suites.mango.formats import JsonObject
 from playbench.suites.mango.maze import OPPOSITE, Move, Triple, action_order, build_edges, insertion_order, node_order
 from playbench.suites.mango.skeletons import build_skeletons
 from playbench.suites.mango.walkthrough import Step, render_walkthrough
@@ -76,9 +77,9 @@ class GameData:
     walkthrough_text: str
     locations: list[str]
     actions: list[str]
-    edges: list[dict]
-    all2all: list[dict]
-    all_pairs: list[dict]
+    edges: list[JsonObject]
+    all2all: list[JsonObject]
+    all_pairs: list[JsonObject]
     true_map: list[Triple] = field(default_factory=list)
     moves: list[Move] = field(default_factory=list)
 

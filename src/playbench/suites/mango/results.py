@@ -8,8 +8,9 @@ from typing import Any, Literal
 
 from playbench.core.errors import PlaybenchError
 from playbench.log.paths import is_run
+from playbench.suites.mango.aggregate import Row
 from playbench.suites.mango.evaluate import GameEvaluator, Mode, Score, TaskKind
-from playbench.suites.mango.formats import open_data
+from playbench.suites.mango.formats import GameFiles, JsonObject, open_data
 from playbench.suites.mango.prompts import KEYS
 from playbench.suites.mango.sources import procedural_game
 
@@ -33,7 +34,7 @@ class AnswerItem:
     prompt: str = "release"
 
 
-def _task_of(folder: str, record: dict) -> TaskKind | None:
+def _task_of(folder: str, record: JsonObject) -> TaskKind | None:
     for name, kind in TASK_NAMES.items():
         if name in folder:
             return kind
@@ -121,10 +122,10 @@ def load_answers(path: Path | str, mode: Mode) -> list[AnswerItem]:
     return items
 
 
-def score_items(items: list[AnswerItem], data: Path | str | None, mode: Mode) -> list[dict]:
+def score_items(items: list[AnswerItem], data: Path | str | None, mode: Mode) -> list[Row]:
     """Score answers; each row is the ``Score`` dict plus game, task, id, set and file."""
     games = {g.name: g for g in open_data(data)} if data else {}
-    evaluators: dict[tuple, GameEvaluator | None] = {}
+    evaluators: dict[tuple[str, int | None, str], GameEvaluator | None] = {}
     rows = []
     for item in items:
         key = (item.game, item.maze.get("maze_seed"), item.prompt)
@@ -141,7 +142,7 @@ def score_items(items: list[AnswerItem], data: Path | str | None, mode: Mode) ->
     return rows
 
 
-def _evaluator(item: AnswerItem, games: dict, mode: Mode) -> GameEvaluator | None:
+def _evaluator(item: AnswerItem, games: dict[str, GameFiles], mode: Mode) -> GameEvaluator | None:
     style: Literal["release", "paper"] = "paper" if item.prompt == "paper" else "release"
     if item.maze:
         d = procedural_game(item.maze["maze_seed"], item.maze["locations"], item.maze.get("cutoff_rule", "release")).data

@@ -14,7 +14,7 @@ from json.encoder import encode_basestring_ascii as _quote  # what json.dumps us
 from operator import itemgetter
 from typing import Any
 
-from playbench.suites.mango.formats import NEVER, STEP_FIELDS, json_line
+from playbench.suites.mango.formats import NEVER, STEP_FIELDS, JsonObject, json_line
 from playbench.suites.mango.maze import insertion_order, node_order
 
 LABELS = ("min_step_forward", "min_step_total", "min_step_forward_answerable", "min_step_total_answerable")
@@ -26,7 +26,7 @@ _STEP_FIELDS = itemgetter(*STEP_FIELDS)
 _STEP_JSON = "{{" + ", ".join(f'"{k}": {{}}' for k in ("prev_node", "node", "action", *STEP_FIELDS)) + "}}"
 
 
-def step_fragment(step: dict) -> str:
+def step_fragment(step: JsonObject) -> str:
     """A step reduced to prev_node, node and action, as sorted-key JSON with ``json.dumps`` defaults."""
     return (
         f'{{"action": {_quote(step["action"])}, "node": {_quote(step["node"])}, '
@@ -34,7 +34,7 @@ def step_fragment(step: dict) -> str:
     )
 
 
-def df_id(steps: list[dict]) -> str:
+def df_id(steps: list[JsonObject]) -> str:
     """The DF id: SHA-256 of the sorted-key JSON of the steps reduced to prev_node, node and action."""
     return _sha("[" + ", ".join(step_fragment(s) for s in steps) + "]")
 
@@ -48,7 +48,7 @@ def rf_id(src: str, dst: str) -> str:
     return _sha(f'{{"dst_node": {_quote(dst)}, "src_node": {_quote(src)}}}')
 
 
-def _step(edge: dict) -> dict:
+def _step(edge: JsonObject) -> JsonObject:
     step = {"prev_node": edge["src_node"], "node": edge["dst_node"], "action": edge["action"]}
     for f in STEP_FIELDS:
         step[f] = edge[f]
@@ -68,11 +68,11 @@ _Adjacency = tuple[tuple[int, tuple[_Expansion, ...], tuple[_Expansion, ...]], .
 class SkeletonBuilder:
     """Enumerates the skeletons of one maze given its ``edges.json`` records (file order)."""
 
-    def __init__(self, edges: list[dict]) -> None:
+    def __init__(self, edges: list[JsonObject]) -> None:
         self.edges = edges
         self.nodes = node_order(insertion_order(edges))
         index = {n: i for i, n in enumerate(self.nodes)}
-        parallel: list[dict[int, list[dict]]] = [{} for _ in self.nodes]  # successors in first-edge order
+        parallel: list[dict[int, list[JsonObject]]] = [{} for _ in self.nodes]  # successors in first-edge order
         for e in edges:
             s, d = index[e["src_node"]], index[e["dst_node"]]
             if s != d:  # a self-loop never appears in a simple path
@@ -177,10 +177,10 @@ class SkeletonBuilder:
                 if d != s:
                     yield s, d, found[d]
 
-    def build(self) -> tuple[list[dict], list[dict]]:
+    def build(self) -> tuple[list[JsonObject], list[JsonObject]]:
         """(all2all records, all_pairs records) in file order."""
-        all2all: list[dict] = []
-        all_pairs: list[dict] = []
+        all2all: list[JsonObject] = []
+        all_pairs: list[JsonObject] = []
         nodes, quoted = self.nodes, self._quoted
         sha = hashlib.sha256
         l0, l1, l2, l3 = LABELS
@@ -269,7 +269,7 @@ def _hops_of(group: tuple[int, list[_Expansion]]) -> int:
     return group[0]
 
 
-def rf_record(src: str, dst: str, df_records: list[dict]) -> dict:
+def rf_record(src: str, dst: str, df_records: list[JsonObject]) -> JsonObject:
     """The ``all_pairs`` record of a pair: its path count and the minimum of each label over its DF skeletons."""
     record = {"src_node": src, "dst_node": dst, "num_paths": len(df_records), "id": rf_id(src, dst)}
     for label in LABELS:
@@ -277,11 +277,11 @@ def rf_record(src: str, dst: str, df_records: list[dict]) -> dict:
     return record
 
 
-def build_skeletons(edges: list[dict]) -> tuple[list[dict], list[dict]]:
+def build_skeletons(edges: list[JsonObject]) -> tuple[list[JsonObject], list[JsonObject]]:
     """(all2all, all_pairs) records of a maze from its edges."""
     return SkeletonBuilder(edges).build()
 
 
-def skeleton_texts(edges: list[dict]) -> tuple[str, str]:
+def skeleton_texts(edges: list[JsonObject]) -> tuple[str, str]:
     """The ``all2all.jsonl`` and ``all_pairs.jsonl`` file texts of a maze."""
     return SkeletonBuilder(edges).texts()

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from playbench.core.errors import PlaybenchError
 from playbench.suites.mango.datacheck import check_game
 from playbench.suites.mango.evaluate import GameEvaluator, Mode, TaskKind
-from playbench.suites.mango.formats import GameFiles, game_names, open_data
+from playbench.suites.mango.formats import GameFiles, JsonObject, game_names, open_data
 from playbench.suites.mango.labels import difficulty
 from playbench.suites.mango.procedural import GameData, MazeParams, generate
 from playbench.suites.mango.prompts import KEYS, PromptStyle
@@ -22,8 +22,8 @@ class PreparedGame:
 
     data: Game
     prefix: Prefix
-    questions: dict[str, list[dict]]  # "df"/"rf" -> answerable skeletons in file order
-    shortest: dict[tuple[str, str], dict]  # (S, D) -> first shortest DF skeleton
+    questions: dict[str, list[JsonObject]]  # "df"/"rf" -> answerable skeletons in file order
+    shortest: dict[tuple[str, str], JsonObject]  # (S, D) -> first shortest DF skeleton
 
     @property
     def name(self) -> str:
@@ -53,7 +53,7 @@ def prepare(data: Game, cutoff: Literal["release", "paper"] = "release") -> Prep
         "df": [s for s in data.all2all if difficulty(s, prefix.cutoff) is not None],
         "rf": [s for s in data.all_pairs if difficulty(s, prefix.cutoff) is not None],
     }
-    shortest: dict[tuple[str, str], dict] = {}
+    shortest: dict[tuple[str, str], JsonObject] = {}
     for r in data.all2all:
         if r["diff_shortest"] == 0:
             shortest.setdefault((r["src_node"], r["dst_node"]), r)
@@ -84,7 +84,7 @@ def check_data(params: Any) -> None:
         data_games(params.data, params.games, params.cutoff)
 
 
-def data_question(path: str, games: str | None, cutoff: str, task: TaskKind, index: int) -> tuple[PreparedGame, dict]:
+def data_question(path: str, games: str | None, cutoff: str, task: TaskKind, index: int) -> tuple[PreparedGame, JsonObject]:
     """The ``index``-th answerable question over the games of a data folder (games in name order)."""
     for game in data_games(path, games, cutoff):
         qs = game.questions[task]

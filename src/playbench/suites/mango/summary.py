@@ -6,7 +6,7 @@ from playbench.core.records import EpisodeRecord
 from playbench.core.suite import SummaryHooks
 from playbench.stats import wilson
 from playbench.stats.metric import Metric
-from playbench.suites.mango.aggregate import summarize_rows
+from playbench.suites.mango.aggregate import Row, summarize_rows
 from playbench.suites.mango.facts import SCORE
 from playbench.suites.mango.facts import TASKS as ROWS
 from playbench.suites.mango.figures import figures
@@ -15,7 +15,7 @@ from playbench.suites.mango.figures import figures
 _TASKS = {row.id: row.question for row in ROWS if row.question is not None}
 
 
-def rows_from_records(records: list[EpisodeRecord]) -> list[dict]:
+def rows_from_records(records: list[EpisodeRecord]) -> list[Row]:
     """Aggregation rows from the metrics of ``ok`` episodes."""
     out = []
     for r in records:

@@ -1,19 +1,27 @@
 """The MANGO suite: a Task for every row of ``facts.TASKS`` (heavy work happens only in ``make_game``)."""
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from playbench.core.suite import Command, Group, Suite
 from playbench.core.task import Task
 from playbench.suites.mango.facts import BENCHMARK_GROUP, TASKS, MangoTask
 from playbench.suites.mango.params import DEFAULT_PROCEDURAL_EPISODES, MangoParams, MinigameParams
 
+if TYPE_CHECKING:  # games load when one is made, not to list tasks
+    from playbench.suites.mango.evaluate import TaskKind
+    from playbench.suites.mango.game import MangoGame
+    from playbench.suites.mango.minigame import MinigameGame
 
-def _episodes(task: str):  # noqa: ANN202 - returns a callable(params) -> int
+_P = TypeVar("_P", MangoParams, MinigameParams)
+
+
+def _episodes(task: "TaskKind") -> Callable[[MangoParams], int]:
     def count(params: MangoParams) -> int:
         if params.data:
             from playbench.suites.mango.sources import data_question_count
 
-            return data_question_count(params.data, params.games, params.cutoff, task)  # type: ignore[arg-type]
+            return data_question_count(params.data, params.games, params.cutoff, task)
         return params.episodes or DEFAULT_PROCEDURAL_EPISODES
 
     return count
@@ -31,16 +39,16 @@ def _check_minigame_data(params: MinigameParams) -> None:
     check_data(params)
 
 
-def _make(task: str):  # noqa: ANN202 - returns make_game
-    def make(params: MangoParams, index: int):  # noqa: ANN202
+def _make(task: "TaskKind") -> Callable[[MangoParams, int], "MangoGame"]:
+    def make(params: MangoParams, index: int) -> "MangoGame":
         from playbench.suites.mango.game import MangoGame
 
-        return MangoGame(task, params, index)  # type: ignore[arg-type]
+        return MangoGame(task, params, index)
 
     return make
 
 
-def _data_limit(count: Any) -> Any:
+def _data_limit(count: Callable[[_P], int]) -> Callable[[_P], int | None]:
     """With official data the question count is all there is; procedural mazes have no limit."""
     return lambda params: count(params) if params.data else None
 
@@ -53,7 +61,7 @@ def _minigame_episodes(params: MinigameParams) -> int:
     return params.episodes or DEFAULT_PROCEDURAL_EPISODES
 
 
-def _make_minigame(params: MinigameParams, index: int):  # noqa: ANN202
+def _make_minigame(params: MinigameParams, index: int) -> "MinigameGame":
     from playbench.suites.mango.minigame import MinigameGame
 
     return MinigameGame(params, index)

@@ -3,7 +3,7 @@
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, Protocol
 
 SEPARATOR = "=" * 11
 TOKEN_BUDGET = 3600
@@ -64,8 +64,20 @@ def render_walkthrough(steps: list[Step]) -> str:
     return "".join(f"{SEPARATOR}\n==>STEP NUM: {s.num}\n==>ACT: {s.action}\n==>OBSERVATION: {s.observation}\n\n" for s in steps)
 
 
+class Encoding(Protocol):
+    """What is used of a ``bpe_openai`` Encoding (the package ships no ``py.typed``, so mypy sees Any)."""
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text``."""
+        ...
+
+    def decode(self, tokens: list[int]) -> str:
+        """The text of token ids."""
+        ...
+
+
 @lru_cache(maxsize=1)
-def encoding():  # noqa: ANN201 - the bpe_openai Encoding type
+def encoding() -> Encoding:
     """The cl100k_base tokenizer, offline (``bpe-openai`` ships its vocabulary; ids match tiktoken)."""
     import warnings
 
@@ -73,7 +85,8 @@ def encoding():  # noqa: ANN201 - the bpe_openai Encoding type
 
     with warnings.catch_warnings():  # bpe_openai reads its vocabulary with a deprecated importlib call
         warnings.simplefilter("ignore", DeprecationWarning)
-        return bpe_openai.get_encoding("cl100k_base")
+        enc: Encoding = bpe_openai.get_encoding("cl100k_base")
+        return enc
 
 
 def count_tokens(text: str) -> int:
