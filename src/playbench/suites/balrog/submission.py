@@ -327,7 +327,7 @@ def is_submission(folder: Path) -> bool:
 
 def _close(a: Any, b: Any) -> bool:
     if not isinstance(a, int | float) or not isinstance(b, int | float):
-        return a == b
+        return bool(a == b)
     return math.isclose(float(a), float(b), rel_tol=_TOLERANCE, abs_tol=_TOLERANCE)
 
 
@@ -348,7 +348,8 @@ def _number(path: Path, where: str, value: Any, *, whole: bool = False) -> float
     if isinstance(value, bool) or not ok:
         shown = repr(value)[:40]
         raise PlaybenchError(f"{path}: {where} {shown} is not {'a whole number' if whole else 'a finite number'}")
-    return value
+    number: float | int = value  # checked just above
+    return number
 
 
 def published_figures(folder: Path, recorded: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,8 @@ Everything the engine, the text view, the renderer and the level generators need
 game's vocabulary lives here, so a reader can see the whole game without reading code.
 """
 
+from typing import Required, TypedDict
+
 #: Flexible objects (subject to rules): noun word -> default colour (used when a ``N IS N2`` rule
 #: creates one) and drawing shape. The outer border is not one of them: it is a fixed, unnamed wall.
 NOUNS: dict[str, dict[str, str]] = {
@@ -67,19 +69,32 @@ MAX_STEPS = 100
 # are placed in two_room), distr_win_rule (an extra "{obj3} is win").
 
 
-def _single(break_win: bool, distr_obj: bool, distr_rule: bool, irrelevant: bool = False) -> dict:
+class LevelConfig(TypedDict, total=False):
+    """A level's family and switches (described above); each family reads only its own switches."""
+
+    family: Required[str]
+    area: str
+    break_stop: bool
+    break_win: bool
+    distr_obj: bool
+    distr_rule: bool
+    irrelevant: bool
+    distr_win_rule: bool
+
+
+def _single(break_win: bool, distr_obj: bool, distr_rule: bool, irrelevant: bool = False) -> LevelConfig:
     return {"family": "single", "break_win": break_win, "distr_obj": distr_obj, "distr_rule": distr_rule,
             "irrelevant": irrelevant}
 
 
 def _two(area: str, break_stop: bool, break_win: bool, distr_obj: bool, distr_rule: bool,
-         irrelevant: bool = False, distr_win_rule: bool = False) -> dict:
+         irrelevant: bool = False, distr_win_rule: bool = False) -> LevelConfig:
     return {"family": "two_room", "area": area, "break_stop": break_stop, "break_win": break_win,
             "distr_obj": distr_obj, "distr_rule": distr_rule, "irrelevant": irrelevant,
             "distr_win_rule": distr_win_rule}
 
 
-def _two_room_variants(prefix: str, area: str, break_stop: bool, break_win: bool, win_rule_variant: bool) -> dict:
+def _two_room_variants(prefix: str, area: str, break_stop: bool, break_win: bool, win_rule_variant: bool) -> dict[str, LevelConfig]:
     out = {
         prefix: _two(area, break_stop, break_win, False, False),
         f"{prefix}-distr_obj": _two(area, break_stop, break_win, True, False),
@@ -93,7 +108,7 @@ def _two_room_variants(prefix: str, area: str, break_stop: bool, break_win: bool
 
 
 #: The 40 BALROG levels (ids without the ``env/`` prefix), in the order of BALROG's config.
-LEVELS: dict[str, dict] = {
+LEVELS: dict[str, LevelConfig] = {
     "goto_win": _single(False, False, False),
     "goto_win-distr_obj": _single(False, True, False),
     "goto_win-distr_rule": _single(False, False, True),

@@ -20,7 +20,9 @@ NOUN = "noun"  # a rule block naming a noun
 ISB = "is"  # the rule block "is"
 PROP = "prop"  # a rule block naming a property
 
-Obj = tuple  # (kind, word, color, facing)
+Obj = tuple[str, str, str | None, int]  # (kind, word, color, facing)
+#: A hashable layout: per cell, its stack as (kind, word, color) (``World.key``).
+LayoutKey = tuple[tuple[tuple[str, str, str | None], ...], ...]
 RULE_KINDS = (NOUN, ISB, PROP)
 
 
@@ -103,7 +105,7 @@ class World:
         w.step_count, w.facing = self.step_count, self.facing
         return w
 
-    def key(self) -> tuple:
+    def key(self) -> LayoutKey:
         """A hashable summary of the layout (facings ignored: no level can form a MOVE rule)."""
         return tuple(tuple((o[0], o[1], o[2]) for o in c) if c else () for c in self.cells)
 

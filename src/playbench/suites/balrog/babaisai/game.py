@@ -9,7 +9,7 @@ import numpy as np
 
 from playbench.suites.balrog.babaisai import solver
 from playbench.suites.balrog.babaisai.data import ACTIONS, MOVES
-from playbench.suites.balrog.babaisai.engine import World
+from playbench.suites.balrog.babaisai.engine import LayoutKey, World
 from playbench.suites.balrog.babaisai.levels import Level, generate, level_rng
 from playbench.suites.balrog.babaisai.params import BabaParams
 from playbench.suites.balrog.babaisai.text import (
@@ -57,7 +57,7 @@ class BabaGame(BalrogGame):
         self._won = False
         self._progression = 0.0
         self._resets = 0
-        self._plan: list[tuple[str, tuple]] = []
+        self._plan: list[tuple[str, LayoutKey]] = []
         self._initial_layout = ""
 
     @classmethod
@@ -178,7 +178,7 @@ class BabaGame(BalrogGame):
         action, _ = self._plan.pop(0)
         return action
 
-    def _search(self) -> list[tuple[str, tuple]]:
+    def _search(self) -> list[tuple[str, LayoutKey]]:
         assert self.world is not None  # set by reset()
         remaining = max(1, self.max_steps - self.steps)
         moves = solver.solve(self.world, max_len=min(remaining, self.world.max_steps - self.world.step_count))

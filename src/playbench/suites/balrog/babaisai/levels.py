@@ -17,10 +17,11 @@ from typing import TypeVar
 
 import numpy as np
 
-from playbench.suites.balrog.babaisai.data import COLORS, LEVELS, NAMES
-from playbench.suites.balrog.babaisai.engine import World, make_block, make_obj
+from playbench.suites.balrog.babaisai.data import COLORS, LEVELS, NAMES, LevelConfig
+from playbench.suites.balrog.babaisai.engine import Obj, World, make_block, make_obj
 
 Pos = tuple[int, int]
+Sampled = list[tuple[str, str]]  # (colour, name) of obj1, obj2, obj3
 _T = TypeVar("_T")
 
 
@@ -31,7 +32,7 @@ class Level:
     id: str
     world: World
     target_plan: str
-    objects: list[tuple[str, str]]  # (colour, name) of obj1, obj2, obj3
+    objects: Sampled
     rules_at: dict[str, list[Pos]] = field(default_factory=dict)  # initial rule positions
 
 
@@ -44,7 +45,7 @@ class _Builder:
         self.rules_at: dict[str, list[Pos]] = {}
         self.w.border_rect()
 
-    def put(self, pos: Pos, obj: tuple) -> None:
+    def put(self, pos: Pos, obj: Obj) -> None:
         self.w.put(pos[0], pos[1], obj)
 
     def empty_cell(self, top: Pos = (0, 0), size: Pos | None = None) -> Pos:
@@ -59,7 +60,7 @@ class _Builder:
                 return (x, y)
         raise RuntimeError("rejection sampling failed: no empty cell in the area")
 
-    def place(self, obj: tuple, top: Pos = (0, 0), size: Pos | None = None) -> Pos:
+    def place(self, obj: Obj, top: Pos = (0, 0), size: Pos | None = None) -> Pos:
         pos = self.empty_cell(top, size)
         self.put(pos, obj)
         return pos
@@ -75,7 +76,7 @@ class _Builder:
         """Move block ``block_idx`` of a rule to ``new_pos``."""
         self.w.move_top(self.rules_at[rule][block_idx], new_pos)
 
-    def sample_objects(self) -> list[tuple[str, str]]:
+    def sample_objects(self) -> Sampled:
         """Three distinct names with independent colours: obj1, obj2, obj3 as (colour, name)."""
         names = self.rng.choice(len(NAMES), size=3, replace=False)
         colors = self.rng.choice(len(COLORS), size=3, replace=True)
@@ -90,7 +91,7 @@ _SINGLE_DISTRACTOR_CELLS: list[Pos] = [(4, 6), (5, 6), (6, 6), (4, 1), (5, 1), (
                                        (6, 1), (6, 2), (6, 3), (6, 4), (6, 5), (6, 6)]
 
 
-def _single(b: _Builder, cfg: dict) -> tuple[str, list]:
+def _single(b: _Builder, cfg: LevelConfig) -> tuple[str, Sampled]:
     objs = b.sample_objects()
     (c1, n1), (c2, n2), (_c3, n3) = objs
     b.rule("baba", "you", (1, 6))
@@ -110,18 +111,21 @@ def _single(b: _Builder, cfg: dict) -> tuple[str, list]:
     return plan, objs
 
 
-def _areas(width: int, height: int, pushable_w: int, right_x: int) -> dict:
-    """The named placement areas of the two-room levels (rectangles as (top, size), or cell lists)."""
+def _areas(width: int, height: int, pushable_w: int, right_x: int) -> dict[str, tuple[Pos, Pos]]:
+    """The named placement rectangles of the two-room levels, as (top, size)."""
     size = (pushable_w, height - 6)
     return {
         "left_pushable": ((2, 3), size),
         "right_pushable": ((right_x, 3), size),
-        "right_unpushable": [(width - 2, 2 + i) for i in range(height - 4)]
-        + [(width - 2 - i, height - 2) for i in range(width // 2 - 2)],
         "left_anywhere": ((1, 1), (width // 2 - 2, height - 2)),
         "right_anywhere": ((width // 2 + 1, 2), (width // 2 - 2, height - 2)),
         "anywhere": ((1, 2), (width - 2, height - 2)),
     }
+
+
+def _right_unpushable(width: int, height: int) -> list[Pos]:
+    """The cells along the right room's outer walls, where a block can never be pushed from."""
+    return [(width - 2, 2 + i) for i in range(height - 4)] + [(width - 2 - i, height - 2) for i in range(width // 2 - 2)]
 
 
 def _divider(b: _Builder) -> None:
@@ -130,7 +134,7 @@ def _divider(b: _Builder) -> None:
         b.put((x, y), make_obj("wall"))
 
 
-def _two_room(b: _Builder, cfg: dict) -> tuple[str, list]:
+def _two_room(b: _Builder, cfg: LevelConfig) -> tuple[str, Sampled]:
     w, h = b.w.width, b.w.height
     areas = _areas(w, h, w // 2 - 2, w // 2 + 1)
     _divider(b)
@@ -144,7 +148,7 @@ def _two_room(b: _Builder, cfg: dict) -> tuple[str, list]:
             b.place(make_block(n3), *areas["right_pushable"])
         elif cfg["distr_obj"]:
             # obj2's noun goes where it cannot be pushed, so obj2 can never be made WIN
-            b.put(b.choice(areas["right_unpushable"]), make_block(n2))
+            b.put(b.choice(_right_unpushable(w, h)), make_block(n2))
         else:
             b.place(make_block(n2), *areas["right_pushable"])
     if cfg["break_stop"]:
@@ -172,7 +176,7 @@ def _two_room(b: _Builder, cfg: dict) -> tuple[str, list]:
     return plan, objs
 
 
-def _make_you(b: _Builder, cfg: dict) -> tuple[str, list]:
+def _make_you(b: _Builder, cfg: LevelConfig) -> tuple[str, Sampled]:
     w, h = b.w.width, b.w.height
     areas = _areas(w, h, w // 2 - 3, w // 2 + 2)
     _divider(b)
@@ -194,7 +198,7 @@ def _make_you(b: _Builder, cfg: dict) -> tuple[str, list]:
     return plan, objs
 
 
-def _make_wall_win(b: _Builder, cfg: dict) -> tuple[str, list]:
+def _make_wall_win(b: _Builder, cfg: LevelConfig) -> tuple[str, Sampled]:
     w, h = b.w.width, b.w.height
     areas = _areas(w, h, w // 2 - 3, w // 2 + 2)
     _divider(b)
@@ -204,7 +208,7 @@ def _make_wall_win(b: _Builder, cfg: dict) -> tuple[str, list]:
     b.rule("wall", "stop", (2, 2))
     b.rule(n1, "win", (w - 4, 1))
     b.place(make_block(n3), *areas["right_pushable"])
-    b.break_rule(f"{n1} is win", b.choice(areas["right_unpushable"]), 0)
+    b.break_rule(f"{n1} is win", b.choice(_right_unpushable(w, h)), 0)
     b.place(make_obj("baba"), *areas["left_pushable"])
     b.place(make_obj(n1, c1), *areas["right_anywhere"])
     b.place(make_obj(n2, c2), *areas["right_anywhere"])

@@ -53,17 +53,17 @@ def _centres() -> tuple[np.ndarray, np.ndarray]:
     return xs, ys
 
 
-def _rect(img: np.ndarray, x0: float, x1: float, y0: float, y1: float, color) -> None:
+def _rect(img: np.ndarray, x0: float, x1: float, y0: float, y1: float, color: tuple[int, int, int]) -> None:
     xs, ys = _centres()
     img[(xs >= x0) & (xs <= x1) & (ys >= y0) & (ys <= y1)] = color
 
 
-def _circle(img: np.ndarray, cx: float, cy: float, r: float, color) -> None:
+def _circle(img: np.ndarray, cx: float, cy: float, r: float, color: tuple[int, int, int]) -> None:
     xs, ys = _centres()
     img[(xs - cx) * (xs - cx) + (ys - cy) * (ys - cy) <= r * r] = color
 
 
-def _triangle(img: np.ndarray, facing: int, color) -> None:
+def _triangle(img: np.ndarray, facing: int, color: tuple[int, int, int]) -> None:
     """The agent's triangle (0.12,0.19)-(0.87,0.50)-(0.12,0.81), turned by ``facing`` quarter turns.
 
     Each pixel centre is rotated back about the tile centre and tested with barycentric
@@ -145,7 +145,7 @@ def tile(kind: str | None, word: str | None, color: str | None, facing: int) -> 
         m = _WORD_MARGIN
         img[m:-m, m:-m] = word_image(word or "")
     # average 3x3 sub-pixels (columns first, then rows, as the original) and truncate to uint8
-    small = img.reshape(TILE, SUB, TILE, SUB, 3).mean(axis=3).mean(axis=1).astype(np.uint8)
+    small: np.ndarray = img.reshape(TILE, SUB, TILE, SUB, 3).mean(axis=3).mean(axis=1).astype(np.uint8)
     small.setflags(write=False)
     return small
 

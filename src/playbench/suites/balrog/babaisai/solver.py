@@ -89,7 +89,7 @@ def _push_cost(world: World, dist: list[int], block: tuple[int, int], slot: tupl
 
 
 def _make_rule_cost(
-    world: World, blocks: dict, dist: list[int], noun: str, prop: str, targets: list[tuple[int, int]]
+    world: World, blocks: dict[str, list[tuple[int, int, str]]], dist: list[int], noun: str, prop: str, targets: list[tuple[int, int]]
 ) -> int:
     """Estimated moves to complete ``noun is prop`` (two of its blocks already aligned), then reach a target.
 
@@ -165,7 +165,7 @@ def solve(world: World, max_len: int | None = None, budget: int = 300_000, weigh
     h0 = heuristic(start)
     if h0 >= INF:
         return None
-    frontier: list = [(weight * h0, next(tie), 0, start, ())]
+    frontier: list[tuple[float, int, int, World, tuple[str, ...]]] = [(weight * h0, next(tie), 0, start, ())]
     seen = {start.key(): 0}
     expanded = 0
     while frontier and expanded < budget:

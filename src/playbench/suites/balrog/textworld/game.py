@@ -120,7 +120,7 @@ class TextWorldGame(BalrogGame):
         self._load_entry()
         if self.ref.path is not None:
             return self.ref.path
-        return Path(self._entry["dir"]) / self._entry["file"]
+        return Path(self._entry["dir"], self._entry["file"])
 
     def legal_actions(self) -> None:
         """Free text: every string is sent to the game."""
@@ -231,7 +231,7 @@ class TextWorldGame(BalrogGame):
         if policy == "random":
             if not self._admissible:
                 self._track_admissible()
-            commands = sorted(self._state.admissible_commands or ["look"])
+            commands: list[str] = sorted(self._state.admissible_commands or ["look"])
             return commands[int(rng.integers(len(commands)))]
         return super().reference_action(policy, rng)
 
