@@ -67,7 +67,7 @@ def sample(port: int, args: argparse.Namespace) -> tuple[float, str]:
     """One measurement against a freshly started server (an empty queue)."""
     model = create_model("openai/bench", {}, ModelSettings(
         base_url=f"http://127.0.0.1:{port}/v1", max_connections=args.max_connections, timeout=args.timeout,
-        max_retries=100, backoff_base=0.01))
+        max_retries=100, retry_backoff=0.01))
     cap = 3 * args.timeout * args.max_connections.bit_length()
     return asyncio.run(to_one(model, args.in_flight, cap))
 

@@ -176,7 +176,7 @@ def test_episodes_ending_together_share_a_commit_and_count_only_once_on_disk(tmp
 
     from playbench.agents.registry import get_agent
     from playbench.core.registry import get_task
-    from playbench.runner import RunSettings, run_jobs
+    from playbench.runner import PoolSettings, run_jobs
     from playbench.runner.plan import EpisodeJob
 
     task = get_task(TASK)
@@ -193,7 +193,7 @@ def test_episodes_ending_together_share_a_commit_and_count_only_once_on_disk(tmp
     spec = get_agent("random")
     jobs = [EpisodeJob(task, task.params({"max_steps": 3}), i, 100 + i) for i in range(64)]
     totals = asyncio.run(run_jobs(jobs, store, lambda: spec.factory(spec.params({}), None), "random", None,
-                                  RunSettings(max_episodes=64, on_episode=on_episode)))
+                                  PoolSettings(max_episodes=64, on_episode=on_episode)))
     store.close()
     assert totals.episodes == 64 and totals.stopped is None
     assert seen_on_disk == [True] * 64

@@ -233,7 +233,7 @@ def test_queued_timeouts_do_not_use_up_the_retries() -> None:
 def test_a_timeout_alone_on_the_wire_still_uses_up_a_retry() -> None:
     with FakeServer(faults={"slow": 1.0}, slow_seconds=1.0) as srv:
         model = create_model("openai/fake", {}, ModelSettings(base_url=srv.url + "/v1", max_connections=4,
-                                                               timeout=0.2, max_retries=1, backoff_base=0.01))
+                                                               timeout=0.2, max_retries=1, retry_backoff=0.01))
         told: list[str] = []
         model.on_note = told.append
         async def one() -> None:
@@ -253,7 +253,7 @@ def test_overload_answers_halve_the_limit_without_a_hint(fault: str) -> None:
     server = FakeServer(sequence=["429"], retry_after="0") if fault == "429" else FakeServer(down=True)
     with server as srv:
         model = create_model("openai/fake", {}, ModelSettings(base_url=srv.url + "/v1", max_connections=4,
-                                                               max_retries=1, backoff_base=0.001))
+                                                               max_retries=1, retry_backoff=0.001))
         told: list[str] = []
         model.on_note = told.append
 

@@ -26,7 +26,7 @@ _CHILD = textwrap.dedent("""
     from playbench.core.errors import InfraError
     from playbench.models import Message, ModelSettings, create_model
 
-    model = create_model("openai/fake", {}, ModelSettings(base_url=sys.argv[1], max_retries=1, backoff_base=0.001))
+    model = create_model("openai/fake", {}, ModelSettings(base_url=sys.argv[1], max_retries=1, retry_backoff=0.001))
     ask = [Message("user", "Pick one:\\n1. left\\n2. right")]
 
     async def go():
@@ -62,7 +62,7 @@ def test_a_gzip_bomb_is_malformed_and_memory_stays_bounded() -> None:
 
 def test_a_declared_length_over_the_cap_is_refused_before_reading() -> None:
     with FakeServer(sequence=["oversize", None]) as srv:
-        model = create_model("openai/fake", {}, ModelSettings(base_url=srv.url + "/v1", backoff_base=0.001))
+        model = create_model("openai/fake", {}, ModelSettings(base_url=srv.url + "/v1", retry_backoff=0.001))
         out = asyncio.run(model.generate(ASK))
     assert out.attempts == 2 and out.text  # malformed is retried like any broken answer
     assert model.stats.faults == {"malformed": 1}

@@ -79,7 +79,7 @@ def _ask_in_episode(model: Model) -> tuple[EpisodeLedger, BaseException | None]:
 def test_each_servers_overflow_is_one_refused_attempt(server: str) -> None:
     name, suffix, status, body = OVERFLOWS[server]
     with Answers(status, body) as srv:
-        model = create_model(name, {}, ModelSettings(base_url=srv.url + suffix, max_retries=5, backoff_base=0.001))
+        model = create_model(name, {}, ModelSettings(base_url=srv.url + suffix, max_retries=5, retry_backoff=0.001))
         ledger, error = _ask_in_episode(model)
         assert srv.stats.requests == 1  # no retry storm
     assert isinstance(error, ContextOverflowError)

@@ -21,7 +21,7 @@ PAUSE = 1.6  # longer than the server's keep-alive, shorter than the client's
 
 def _two_rounds(srv: FakeServer, **settings: float) -> tuple[list, object]:
     model = create_model("openai/fake", {}, ModelSettings(base_url=srv.url + "/v1", max_connections=6,
-                                                          max_connect_failures=5, backoff_base=0.001, **settings))
+                                                          max_connect_failures=5, retry_backoff=0.001, **settings))
 
     async def go() -> list:
         first = await asyncio.gather(*(model.generate(ASK) for _ in range(6)), return_exceptions=True)

@@ -44,7 +44,7 @@ def _no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def model_for(srv: FakeServer, name: str = "openai/fake", suffix: str = "/v1", params: dict | None = None,
               **settings: Any) -> Model:
-    settings.setdefault("backoff_base", 0.001)
+    settings.setdefault("retry_backoff", 0.001)
     return create_model(name, params or {}, ModelSettings(base_url=srv.url + suffix, **settings))
 
 

@@ -57,7 +57,7 @@ def test_backoff_and_retry_after() -> None:
 
 def test_retry_after_is_honoured_over_the_wire() -> None:
     with FakeServer(faults={"429": 1.0}, retry_after="0.3") as srv:
-        model = create_model("openai/m", {}, ModelSettings(base_url=srv.url + "/v1", max_retries=2, backoff_base=0.001))
+        model = create_model("openai/m", {}, ModelSettings(base_url=srv.url + "/v1", max_retries=2, retry_backoff=0.001))
         t0 = time.monotonic()
         with pytest.raises(InfraError, match="3 attempts"):
             asyncio.run(model.generate([Message("user", "x")]))

@@ -19,7 +19,7 @@ ASK = [Message("user", "Pick one:\n1. left\n2. right")]
 
 def test_the_model_tells_a_long_wait_and_its_end() -> None:
     with FakeServer(sequence=["429", "429"], retry_after="4") as srv:
-        model = create_model("openai/fake", {}, ModelSettings(base_url=srv.url + "/v1", backoff_base=0.001))
+        model = create_model("openai/fake", {}, ModelSettings(base_url=srv.url + "/v1", retry_backoff=0.001))
         told: list[str | None] = []
         model.on_wait = told.append
 
@@ -34,7 +34,7 @@ def test_the_model_tells_a_long_wait_and_its_end() -> None:
 
 def test_short_waits_are_not_told() -> None:
     with FakeServer(sequence=["429", "500"], retry_after="0.2") as srv:
-        model = create_model("openai/fake", {}, ModelSettings(base_url=srv.url + "/v1", backoff_base=0.001))
+        model = create_model("openai/fake", {}, ModelSettings(base_url=srv.url + "/v1", retry_backoff=0.001))
         told: list[str | None] = []
         model.on_wait = told.append
         assert asyncio.run(model.generate(ASK)).attempts == 3

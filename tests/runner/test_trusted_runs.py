@@ -20,7 +20,7 @@ from playbench.core.task import Task
 from playbench.log import StoreWriteError, read_run
 from playbench.log.store import RunStore
 from playbench.models.fakeserver import FakeServer
-from playbench.runner import RunSettings, plan_jobs, run_jobs
+from playbench.runner import PoolSettings, plan_jobs, run_jobs
 from playbench.runner.plan import EpisodeJob
 
 NO_KEYS = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}
@@ -239,7 +239,7 @@ def test_a_game_that_cannot_be_built_is_a_game_error_and_touches_no_other_episod
     base = get_task("smartplay/hanoi-3")
     task = Task(id=base.id, description="", make_game=_Flaky(bad_index=2), params_model=base.params_model)
     store = _store(tmp_path, 5)
-    totals = asyncio.run(run_jobs(_jobs(task, 5), store, _random_agent, "random", None, RunSettings(max_episodes=3)))
+    totals = asyncio.run(run_jobs(_jobs(task, 5), store, _random_agent, "random", None, PoolSettings(max_episodes=3)))
     store.close()
     assert totals.stopped is None
     status = {r.index: r.status for r in store.read_episodes()}
@@ -283,7 +283,7 @@ def test_a_write_failure_stops_the_run_without_blaming_anyone(tmp_path: Path) ->
     plain = _store(tmp_path, 8)
     store = _FailingStore(plain.path, plain.meta)
     plain.close()
-    totals = asyncio.run(run_jobs(_jobs(base, 8), store, _SlowAgent, "random", None, RunSettings(max_episodes=4)))
+    totals = asyncio.run(run_jobs(_jobs(base, 8), store, _SlowAgent, "random", None, PoolSettings(max_episodes=4)))
     store.close()
     assert totals.stopped == "the disk is full (simulated)"
     records = store.read_episodes()

@@ -32,7 +32,7 @@ def key_value_items(values: KeyValues) -> tuple[str, ...]:
 
 def build_config(
     tasks: tuple[str, ...], agent: str | None, model: str | None, episodes: int | None, seed: int,
-    task_args: tuple[str, ...], agent_args: tuple[str, ...], model_args: tuple[str, ...],
+    task_params: tuple[str, ...], agent_params: tuple[str, ...], model_params: tuple[str, ...],
     custom_agent: bool = False,
 ) -> RunConfig:
     """Validate everything asked for and turn it into a RunConfig (or a PlaybenchError).
@@ -45,13 +45,13 @@ def build_config(
     if episodes is not None and (isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1):
         raise PlaybenchError(f"--episodes {episodes!r}: must be a whole number of at least 1")
     resolved = resolve_members(tasks)
-    tvals = parse_key_values(task_args, "-T")
+    tvals = parse_key_values(task_params, "-T")
     agent_name = agent or ("naive" if model else "random")
     if custom_agent:
-        if agent_args:
+        if agent_params:
             raise PlaybenchError("a custom agent takes no agent parameters; give them to its factory")
         specs = [_task_spec(task, preset, tvals, episodes) for task, preset in resolved]
-        return RunConfig(tasks=specs, agent=agent_name, model=model, model_params=parse_key_values(model_args, "-M"),
+        return RunConfig(tasks=specs, agent=agent_name, model=model, model_params=parse_key_values(model_params, "-M"),
                          seed=seed)
     spec = get_agent(agent_name)
     if spec.needs_model and not model:
@@ -66,8 +66,8 @@ def build_config(
                 + ", ".join(task.reference_agents)
             )
         specs.append(_task_spec(task, preset, tvals, episodes))
-    aparams = spec.params(parse_key_values(agent_args, "-A")).model_dump(mode="json")
-    mparams = parse_key_values(model_args, "-M")
+    aparams = spec.params(parse_key_values(agent_params, "-A")).model_dump(mode="json")
+    mparams = parse_key_values(model_params, "-M")
     return RunConfig(tasks=specs, agent=agent_name, agent_params=aparams, model=model, model_params=mparams, seed=seed)
 
 

@@ -29,7 +29,7 @@ from playbench.core.records import RunConfig
 from playbench.core.registry import get_task
 from playbench.log.store import RunStore
 from playbench.models.redact import mask_url
-from playbench.runner import RunSettings, plan_jobs, run_jobs
+from playbench.runner import PoolSettings, plan_jobs, run_jobs
 from playbench.runner.loop import run as run_loop
 from playbench.runner.plan import EpisodeJob
 from playbench.runner.runner import RunTotals
@@ -165,7 +165,7 @@ class _Run:
 
     async def play(self) -> RunTotals:
         """Play the jobs on the running loop (here, or on a Ray cluster), telling the hook about steps and episodes."""
-        settings = RunSettings(max_episodes=self.in_flight)
+        settings = PoolSettings(max_episodes=self.in_flight)
         if self.hook is not None:
             left: dict[str, int] = {}
             for job in self.jobs:

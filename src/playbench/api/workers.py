@@ -63,7 +63,7 @@ def create_model(config: RunConfig, settings: dict[str, Any]) -> Any:
     return create_model(config.model, config.model_params, ModelSettings(
         base_url=settings["base_url"], max_connections=settings["max_connections"],
         max_retries=settings["max_retries"], timeout=settings["timeout"], cache=settings["cache"],
-        backoff_base=settings["retry_backoff"], max_connect_failures=settings["max_connect_failures"]))
+        retry_backoff=settings["retry_backoff"], max_connect_failures=settings["max_connect_failures"]))
 
 
 @dataclass(frozen=True)

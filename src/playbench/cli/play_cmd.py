@@ -12,11 +12,11 @@ from playbench.cli.report_cmd import print_report
 
 @click.command("play")
 @click.argument("task")
-@click.option("-T", "task_args", multiple=True, help="Task parameter key=value.")
+@click.option("-T", "task_params", multiple=True, help="Task parameter key=value.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--episodes", type=int, default=1, show_default=True)
 @click.option("--log-dir", type=click.Path(file_okay=False), default="runs", show_default=True)
-def command(task: str, task_args: tuple[str, ...], seed: int, episodes: int, log_dir: str) -> None:
+def command(task: str, task_params: tuple[str, ...], seed: int, episodes: int, log_dir: str) -> None:
     """Play TASK yourself through exactly the text interface a model sees.
 
     Ctrl-C or Ctrl-D at the prompt quits: the episode is recorded with the steps played so far (as
@@ -24,7 +24,7 @@ def command(task: str, task_args: tuple[str, ...], seed: int, episodes: int, log
     """
     # one episode at a time: the terminal has one player
     try:
-        result = evaluate(task, agent="human", episodes=episodes, seed=seed, task_params=task_args,
+        result = evaluate(task, agent="human", episodes=episodes, seed=seed, task_params=task_params,
                           log_dir=log_dir, max_episodes=1)
     except RunInterrupted as stop:  # Ctrl-C away from the prompt (while a game is made, say)
         click.echo(f"interrupted: finished episodes are saved in {safe_text(stop.path)}", err=True)

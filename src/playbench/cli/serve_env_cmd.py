@@ -13,8 +13,8 @@ from playbench.core.errors import PlaybenchError
 @click.option("--agent", default="naive", show_default=True, help="The model agent whose requests are served.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Base seed (a client's reset(seed=...) may name another).")
-@click.option("-T", "task_args", multiple=True, help="Task parameter key=value.")
-@click.option("-A", "agent_args", multiple=True, help="Agent parameter key=value.")
+@click.option("-T", "task_params", multiple=True, help="Task parameter key=value.")
+@click.option("-A", "agent_params", multiple=True, help="Agent parameter key=value.")
 @click.option("--model", default="rl/policy", show_default=True, help="The model name records carry.")
 @click.option("--rewards", type=click.Choice(["score", "game"]), default="score", show_default=True,
               help="score: the suite's official score on the last step; game: the game's step rewards.")
@@ -24,7 +24,7 @@ from playbench.core.errors import PlaybenchError
               help="A folder of recorded runs that clients may branch (reset(run=NAME, task=..., index=..., step=K)); "
                    "no other folder is read.")
 @click.option("--max-sessions", type=int, default=64, show_default=True, help="Concurrent client sessions (one episode each); more are refused until one ends.")
-def command(tasks: tuple[str, ...], agent: str, seed: int, task_args: tuple[str, ...], agent_args: tuple[str, ...],
+def command(tasks: tuple[str, ...], agent: str, seed: int, task_params: tuple[str, ...], agent_params: tuple[str, ...],
             model: str, rewards: str, host: str, port: int, max_sessions: int, runs: str | None) -> None:
     """Serve TASKS over OpenEnv's HTTP reset/step/state interface, for RL trainers.
 
@@ -45,7 +45,7 @@ def command(tasks: tuple[str, ...], agent: str, seed: int, task_args: tuple[str,
         from playbench.rl.openenv import make_app
     except ImportError as missing:
         raise PlaybenchError(f"serve-env needs OpenEnv: pip install 'playbench[openenv]' ({missing})") from None
-    app = make_app(list(tasks), seed=seed, agent=agent, task_params=task_args, agent_params=agent_args,
+    app = make_app(list(tasks), seed=seed, agent=agent, task_params=task_params, agent_params=agent_params,
                    model=model, rewards=rewards, max_sessions=max_sessions, runs=runs)  # type: ignore[arg-type]
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

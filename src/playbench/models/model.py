@@ -50,7 +50,7 @@ class ModelSettings:
     max_retries: int = 6
     timeout: float = 120.0
     cache: bool | str | Path = False  # True: the default cache directory; a path: that directory
-    backoff_base: float = 1.0
+    retry_backoff: float = 1.0
     backoff_cap: float = 30.0
     #: Requests in a row (over all episodes) that fail to connect before the server counts as unreachable
     #: and every call raises ServerUnreachable.
@@ -91,7 +91,7 @@ class Model:
         self.config = config
         self.settings = settings
         self.stats = ModelStats()
-        self.backoff = Backoff(base=settings.backoff_base, cap=settings.backoff_cap)
+        self.backoff = Backoff(base=settings.retry_backoff, cap=settings.backoff_cap)
         self.prices = price_for(provider.model, config)
         cache = settings.cache
         self.cache = ResponseCache(None if cache is True else Path(cache)) if cache else None

@@ -1,6 +1,6 @@
 """Running episodes: scheduling, the worker pool, resume rules. Records are written through ``playbench.log``."""
 
 from playbench.runner.plan import EpisodeJob, plan_jobs
-from playbench.runner.runner import RunSettings, run_jobs
+from playbench.runner.runner import PoolSettings, run_jobs
 
-__all__ = ["EpisodeJob", "RunSettings", "plan_jobs", "run_jobs"]
+__all__ = ["EpisodeJob", "PoolSettings", "plan_jobs", "run_jobs"]

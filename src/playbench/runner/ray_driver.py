@@ -23,7 +23,7 @@ from playbench.log.durable import StoreWriteError
 from playbench.log.store import RunStore
 from playbench.runner.plan import EpisodeJob
 from playbench.runner.ray_worker import Kit, remote_worker
-from playbench.runner.runner import RunSettings, RunTotals
+from playbench.runner.runner import PoolSettings, RunTotals
 
 #: attempts of one episode whose worker keeps dying before it is recorded as infra-error
 MAX_ATTEMPTS = 3
@@ -76,7 +76,7 @@ def _failed_record(job: EpisodeJob, run: RayRun, reason: str) -> EpisodeRecord:
                                             f"(last: {reason})")
 
 
-async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, settings: RunSettings) -> RunTotals:
+async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, settings: PoolSettings) -> RunTotals:
     """Play ``jobs`` on the cluster's workers and append each record as it arrives (see the module doc)."""
     import ray
 
@@ -164,7 +164,7 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
 
 
 def _record(store: RunStore, job: EpisodeJob, record: EpisodeRecord, steps: list[StepRecord], frames: dict[int, Any],
-            totals: RunTotals, settings: RunSettings) -> None:
+            totals: RunTotals, settings: PoolSettings) -> None:
     """Write one episode the way the local runner does: frames, trajectory, then its line."""
     for step, image in sorted(frames.items()):
         store.write_frame(job.task.id, job.index, step, image)

@@ -41,8 +41,8 @@ T = TypeVar("T")
 
 
 @dataclass
-class RunSettings:
-    """How to run (not what): concurrency and callbacks. Not part of the config hash."""
+class PoolSettings:
+    """The worker pool's size and the hooks it calls: how to run (not what), not part of the config hash."""
 
     max_episodes: int = 1
     on_step: Callable[[str], None] | None = None
@@ -142,7 +142,7 @@ async def run_jobs(
     make_agent: Callable[[], Agent],
     agent_name: str,
     model: str | None,
-    settings: RunSettings,
+    settings: PoolSettings,
 ) -> RunTotals:
     """Run the jobs with at most ``settings.max_episodes`` in flight, appending each record as it ends.
 
