@@ -21,7 +21,6 @@ with a non-finite number is written.
 
 import asyncio
 import contextlib
-import io
 import os
 import re
 import secrets
@@ -33,11 +32,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-import numpy as np
 import orjson
 from pydantic import ValidationError
 
 from playbench.core.errors import PlaybenchError
+from playbench.core.png import png_bytes
 from playbench.core.records import EpisodeRecord, RunMeta, StepRecord, finite
 from playbench.log.confined import open_file, open_folder, open_root, parts_of, unsafe_entries
 from playbench.log.durable import StoreWriteError, describe, write_atomic
@@ -266,13 +265,13 @@ class RunStore(RunLog):
         return shard
 
     def write_frame(self, task_id: str, index: int, step: int, image: Any) -> str:
-        """Save an RGB frame as PNG next to the episode's trajectory; returns the relative path."""
-        from PIL import Image
+        """Save an RGB frame as PNG next to the episode's trajectory; returns the relative path.
 
+        ``image`` is the frame's pixels, encoded here by :func:`png_bytes` (the agents' encoding: the file holds
+        the bytes the model was sent), or those PNG bytes already encoded where the episode was played.
+        """
         rel = frame_path(task_id, index, step)
-        png = io.BytesIO()
-        Image.fromarray(np.asarray(image, dtype=np.uint8)).save(png, format="PNG")
-        self._write_atomic(rel, png.getvalue())
+        self._write_atomic(rel, image if isinstance(image, bytes) else png_bytes(image))
         return rel
 
     def copy_episode(self, source: RunLog, record: EpisodeRecord) -> EpisodeRecord:

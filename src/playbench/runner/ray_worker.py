@@ -9,10 +9,9 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from playbench.agents.base import Agent
 from playbench.core.errors import StopRun
+from playbench.core.png import png_bytes
 from playbench.core.registry import get_task
 from playbench.core.task import Task
 from playbench.core.turns import take_turn
@@ -51,10 +50,10 @@ class EpisodeWorker:
         """Play one episode: ``("done", record, steps, frames)`` or ``("stop", reason)`` for a run-wide fault."""
         task, params = self._tasks[task_id]
         job = EpisodeJob(task, params, index, seed)
-        frames: dict[int, Any] = {}
+        frames: dict[int, bytes] = {}
 
         def save_frame(step: int, image: Any) -> str:
-            frames[step] = np.asarray(image, dtype=np.uint8)
+            frames[step] = png_bytes(image)  # encoded here, by the Pillow that encoded the request's image
             return frame_path(task_id, index, step)
 
         await take_turn()
