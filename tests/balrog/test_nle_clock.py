@@ -3,18 +3,14 @@
 import datetime
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from helpers import PLAYBENCH, only_run_dir, stable_lines, stable_trajectories
-from playbench.core.errors import PlaybenchError
-from playbench.suites.balrog.nle import clock, worker
-from playbench.suites.balrog.nle.worker import ClockedEngine, EngineProcessError
+from playbench.suites.balrog.nle import clock
 
 FULL_MOON = "2026-11-24 20:00:00"  # NetHack says "You are lucky! Full moon tonight." on this day
 NEW_MOON = "2026-12-09 10:00:00"
@@ -36,62 +32,6 @@ def test_fixed_date_is_an_ordinary_day() -> None:
     assert clock.moon_phase(when) not in (0, 4)  # neither new nor full moon
     assert not (when.weekday() == 4 and when.day == 13)
     assert 6 <= when.hour < 21  # NetHack's night() is hour < 6 or > 21; midnight() is hour 0
-
-
-def test_worker_clock_is_fixed_and_workers_are_reused() -> None:
-    worker.stop_idle_workers()
-    engine = ClockedEngine("MiniHack-MazeWalk-9x9-v0")
-    engine.seed_raw(5, 5)
-    first = engine.message(engine.reset())
-    assert first.startswith("Konnichi wa Agent, welcome to NetHack!")  # never "You are lucky! Full moon"
-    pid = engine._worker.process.pid if engine._worker else None
-    engine.close()
-    again = ClockedEngine("MiniHack-MazeWalk-9x9-v0")
-    assert again._worker is not None and again._worker.process.pid == pid
-    again.close()
-
-
-def test_a_worker_without_the_fixed_clock_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
-    worker.stop_idle_workers()
-    monkeypatch.setattr(clock, "preload_library", lambda: Path("/nonexistent/libfaketime.so.1"))
-    with pytest.raises(PlaybenchError, match="could not fix NetHack's clock"):
-        ClockedEngine("MiniHack-MazeWalk-9x9-v0")
-
-
-def test_a_dead_worker_is_a_clear_engine_error() -> None:
-    engine = ClockedEngine("MiniHack-MazeWalk-9x9-v0")
-    engine.seed(1)
-    engine.reset()
-    assert engine._worker is not None
-    engine._worker.process.kill()
-    engine._worker.process.wait()
-    with pytest.raises(EngineProcessError, match="engine process died"):
-        engine.step("north")
-    engine.close()  # closing a dead engine is harmless
-
-
-_ORPHAN = """
-from playbench.suites.balrog.nle.worker import ClockedEngine
-engine = ClockedEngine("MiniHack-MazeWalk-9x9-v0")
-print(engine._worker.process.pid, flush=True)
-import time; time.sleep(60)
-"""
-
-
-def test_workers_exit_when_their_parent_is_killed() -> None:
-    parent = subprocess.Popen([sys.executable, "-c", _ORPHAN], stdout=subprocess.PIPE, text=True)
-    assert parent.stdout is not None
-    child = int(parent.stdout.readline())
-    parent.send_signal(signal.SIGKILL)
-    parent.wait()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and Path(f"/proc/{child}").exists():
-        status = Path(f"/proc/{child}/stat").read_text().split()[2] if Path(f"/proc/{child}").exists() else "X"
-        if status == "Z":
-            break
-        time.sleep(0.1)
-    gone = not Path(f"/proc/{child}").exists() or Path(f"/proc/{child}/stat").read_text().split()[2] == "Z"
-    assert gone, "the engine worker outlived its killed parent"
 
 
 # -- the whole command under other dates (Debian's faketime around it) -------------------------------

@@ -4,6 +4,7 @@ They follow BALROG's episode protocol through ``BalrogGame`` (invalid output -> 
 feedback, step limit, counters); this module adds the engine, the action sets, progression and oracles.
 """
 
+import asyncio
 from typing import Any, ClassVar
 
 import numpy as np
@@ -58,16 +59,29 @@ class NLEGame(BalrogGame):
         self.tracker: MiniHackProgress | NetHackProgress = self._new_tracker()
         self._oracle: Any = None
         self._raw: dict[str, Any] = {}
+        self._seat: Any = None  # a worker seat ``prepare`` took for an engine made at reset (Boxoban)
 
     # -- construction ------------------------------------------------------------------------
 
     def _new_tracker(self) -> MiniHackProgress | NetHackProgress:
         return NetHackProgress(compat=self.compat) if self.is_nethack else MiniHackProgress(compat=self.compat)
 
-    def _make_engine(self) -> Any:
+    def _make_engine(self, seat: Any) -> Any:
         from playbench.suites.balrog.nle.worker import ClockedEngine
 
-        return ClockedEngine(self.env_id)
+        return ClockedEngine(self.env_id, seat=seat)
+
+    async def prepare(self) -> None:
+        """Open the engine off the event loop, so that many episodes start at once.
+
+        The seat is taken on the loop (a new worker is forked, not waited for), so games starting together
+        fill a worker and start the next ones at once; only the waiting and the opening run in a thread.
+        """
+        from playbench.suites.balrog.nle.worker import take_seat
+
+        if self.engine is None:
+            self.engine = await asyncio.to_thread(self._make_engine, take_seat())
+            self._build_actions()
 
     def _prepare(self, seed: int) -> None:
         """Hook: per-episode set-up before the engine reset (Boxoban picks its level here)."""
@@ -116,7 +130,8 @@ class NLEGame(BalrogGame):
         self.seed_value = derive_seed("nle", seed)
         self._prepare(seed)
         if self.engine is None:
-            self.engine = self._make_engine()
+            seat, self._seat = self._seat, None
+            self.engine = self._make_engine(seat)
             self._build_actions()
         self.engine.seed(self.seed_value)
         obs = self.engine.reset()
@@ -142,6 +157,9 @@ class NLEGame(BalrogGame):
         if self.engine is not None:
             self.engine.close()
             self.engine = None
+        if self._seat is not None:
+            self._seat.release()
+            self._seat = None
 
     def _frame_of(self, obs: dict[str, Any], message: str) -> Frame:
         from playbench.suites.balrog.nle import render
@@ -200,10 +218,19 @@ class BoxobanGame(NLEGame):
         if self.engine is not None:
             self.engine.set_boxoban_level(self.level.text())
 
-    def _make_engine(self) -> Any:
+    async def prepare(self) -> None:
+        """Take a worker seat off the event loop; the engine opens at reset, on the level the seed picks."""
+        from playbench.suites.balrog.nle.worker import take_seat
+
+        if self.engine is None and self._seat is None:
+            seat = take_seat()
+            await asyncio.to_thread(seat.wait)
+            self._seat = seat
+
+    def _make_engine(self, seat: Any) -> Any:
         from playbench.suites.balrog.nle.worker import ClockedEngine
 
-        return ClockedEngine(self.env_id, boxoban_level=self.level.text())
+        return ClockedEngine(self.env_id, boxoban_level=self.level.text(), seat=seat)
 
     def instance(self) -> dict[str, Any]:
         """Env id, NetHack seed, and which level: source (generated/official), id and rows."""

@@ -1,15 +1,27 @@
 """NLE engines in worker processes whose clock is fixed (see ``clock.py``): the engines games use.
 
-``ClockedEngine`` has ``Engine``'s interface; the NetHack process state lives in a worker started with
-libfaketime preloaded, and only seeds, actions and raw observations cross the pipe. Text is decoded here,
-from the raw observation, with the same language wrapper calls. Workers are kept and reused after an
-engine closes (starting one costs the imports of gym, NLE and MiniHack); one exits when its parent's end
-of the pipe closes, so a killed run leaves none behind.
+``ClockedEngine`` has ``Engine``'s interface; the NetHack process state lives in a worker with libfaketime
+preloaded, and only seeds, actions and raw observations cross the pipe. Text is decoded here, from the raw
+observation, with the same language wrapper calls.
+
+A worker holds up to ``GAMES_PER_WORKER`` games: NLE loads a private copy of NetHack for each game (its own
+globals and random state), so games in one process do not touch each other, and every game wants the same
+fixed date, which is the whole process's. A game takes a seat in the worker with the fewest games that has
+room; when none has, a new worker is forked at once from the *fork server*, a process started with the
+fixed clock that imported gym, NLE and MiniHack once: a worker starts in milliseconds, and shares those
+imports' memory with the others (copy-on-write). Nothing waits for a new worker but its first call.
+Workers are kept after their games close. Every process here exits when its pipe from this one closes,
+so a killed run leaves none behind.
 """
 
 import atexit
 import contextlib
+import gc
+import itertools
+import os
 import pickle
+import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -21,16 +33,20 @@ from playbench.core.errors import PlaybenchError
 from playbench.suites.balrog.nle import clock
 from playbench.suites.balrog.nle.engine import language_texts, message_text, modules, unknown_action
 
+#: Games one worker holds at most: enough that a worker's own memory is a small part of each game's,
+#: few enough that many games are spread over several processes.
+GAMES_PER_WORKER = 16
+
 
 class EngineProcessError(RuntimeError):
     """The engine's worker process died or could not start its clock: a fault of the game, not the agent."""
 
 
-class _Worker:
-    """One worker process and our end of its pipe."""
+class _ForkServer:
+    """The process that forks workers: started with the fixed clock, the engine's modules imported once."""
 
     def __init__(self) -> None:
-        ours, theirs = Pipe()
+        ours, theirs = socket.socketpair()
         self.process = subprocess.Popen(
             [sys.executable, "-m", __name__, str(theirs.fileno())],
             env=clock.worker_environment(),
@@ -39,25 +55,15 @@ class _Worker:
             stdout=subprocess.DEVNULL,
         )
         theirs.close()
-        self.conn = ours
-        _LIVE.add(self)
-        self.call("hello")
+        self.sock = ours
 
-    def call(self, method: str, *args: Any) -> Any:
-        """Run ``method`` on the worker's engine; re-raise its exception here."""
-        try:
-            self.conn.send((method, args))
-            ok, value = self.conn.recv()
-        except (EOFError, OSError) as exc:
-            code = self.process.poll()
-            raise EngineProcessError(f"the NetHack engine process died (exit code {code}): {exc!r}") from None
-        if not ok:
-            raise value
-        return value
+    def fork(self, conn: Connection) -> None:
+        """Have a worker forked that serves the other end of ``conn``'s pipe (sent along, not waited for)."""
+        socket.send_fds(self.sock, [b"w"], [conn.fileno()])
 
     def stop(self) -> None:
-        """Close the pipe (the worker exits on EOF) and reap the process."""
-        self.conn.close()
+        """Close the socket (the server exits on EOF; its workers stay until their own pipes close)."""
+        self.sock.close()
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -65,52 +71,205 @@ class _Worker:
             self.process.wait()
 
 
-_IDLE: list[_Worker] = []
-_LIVE: "weakref.WeakSet[_Worker]" = weakref.WeakSet()
-_LOCK = threading.Lock()
+class _Worker:
+    """One worker process, our end of its pipe, and the games seated in it."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.pid: int | None = None  # the worker's, once it answered
+        self.seats = 0  # games seated here (changed under the pool's lock)
+        self.failure: BaseException | None = None  # why this worker cannot serve (it is then left alone)
+        self.orphans: list[int] = []  # games whose engine was dropped unclosed: closed before the next call
+        self._games = itertools.count(1)
+        self._lock = threading.Lock()  # one call at a time on the pipe
+        self.conn.send(("hello", 0, ()))  # answered once the worker runs and has checked its clock
+        self._ready = False
+
+    def new_game(self) -> int:
+        """A fresh game number in this worker."""
+        return next(self._games)
+
+    def wait(self) -> None:
+        """Wait until the worker serves; raise why it cannot."""
+        with self._lock:
+            self._wait()
+
+    def call(self, method: str, game: int, *args: Any) -> Any:
+        """Run ``method`` on the worker's game number ``game``; re-raise its exception here."""
+        with self._lock:
+            self._wait()
+            while self.orphans:
+                with contextlib.suppress(Exception):  # the game's own fault matters to nobody now
+                    self._exchange("close", self.orphans.pop(), ())
+            self._wait()  # the worker may have died closing them
+            return self._exchange(method, game, args)
+
+    def _wait(self) -> None:
+        if self.failure is not None:
+            raise self.failure
+        if not self._ready:
+            try:
+                self.pid = self._receive()
+            except BaseException as exc:
+                self.failure = exc
+                raise
+            self._ready = True
+
+    def _exchange(self, method: str, game: int, args: tuple[Any, ...]) -> Any:
+        try:
+            self.conn.send((method, game, args))
+        except (OSError, ValueError) as exc:
+            self.failure = EngineProcessError(f"the NetHack engine process died: {exc!r}")
+            raise self.failure from None
+        return self._receive()
+
+    def _receive(self) -> Any:
+        try:
+            ok, value = self.conn.recv()
+        except (EOFError, OSError, ValueError) as exc:
+            self.failure = EngineProcessError(f"the NetHack engine process died: {exc!r}")
+            raise self.failure from None
+        if not ok:
+            raise value
+        return value
+
+    def stop(self) -> None:
+        """Close the pipe: the worker exits on EOF."""
+        self.failure = self.failure or EngineProcessError("this NetHack engine process was stopped")
+        self.conn.close()
 
 
-def _take() -> _Worker:
-    with _LOCK:
-        if _IDLE:
-            return _IDLE.pop()
-    return _Worker()
+class Seat:
+    """A game's place in a worker: its worker and game number. Released, the place is free again.
+
+    A seat dropped without ``release`` (an engine nobody closed) frees its place too, and its game is
+    closed in the worker before the worker's next call.
+    """
+
+    def __init__(self, pool: "_Pool", worker: _Worker) -> None:
+        self.worker = worker
+        self.game = worker.new_game()
+        self._finalizer = weakref.finalize(self, _abandon, pool, worker, self.game)
+        self._finalizer.atexit = False
+        self._pool = pool
+
+    def wait(self) -> None:
+        """Wait until the worker serves (a new worker's first game waits for it; the first one for the imports)."""
+        self.worker.wait()
+
+    def call(self, method: str, *args: Any) -> Any:
+        """Run ``method`` on this seat's game in the worker."""
+        return self.worker.call(method, self.game, *args)
+
+    def release(self) -> None:
+        """Free the place (the game is closed, or its worker died); later calls are harmless."""
+        if self._finalizer.detach() is not None:
+            self._pool.release(self.worker)
 
 
-def _give_back(worker: _Worker) -> None:
-    with _LOCK:
-        _IDLE.append(worker)
+def _abandon(pool: "_Pool", worker: _Worker, game: int) -> None:
+    worker.orphans.append(game)  # list.append: safe from any thread, even inside a call
+    pool.release(worker)
+
+
+class _Pool:
+    """The workers of this process, and the fork server they come from."""
+
+    def __init__(self) -> None:
+        self.workers: list[_Worker] = []
+        self.server: _ForkServer | None = None
+        self._lock = threading.RLock()  # reentrant: a seat's finalizer may run while it is held
+
+    def seat(self) -> Seat:
+        """A seat in the worker with the fewest games that has room, or in a new worker (forked, not waited)."""
+        with self._lock:
+            failed = [w for w in self.workers if w.failure is not None]
+            self.workers = [w for w in self.workers if w.failure is None]
+            with_room = [w for w in self.workers if w.seats < GAMES_PER_WORKER]
+            if with_room:
+                worker = min(with_room, key=lambda w: w.seats)
+            else:
+                worker = self._new_worker()
+                self.workers.append(worker)
+            worker.seats += 1
+        for dead in failed:  # no call uses a failed worker any more
+            dead.stop()
+        return Seat(self, worker)
+
+    def _new_worker(self) -> _Worker:
+        ours, theirs = Pipe()
+        try:
+            try:
+                self._server().fork(theirs)
+            except OSError:  # the fork server died: start another
+                self._stop_server()
+                self._server().fork(theirs)
+        finally:
+            theirs.close()  # the server holds its own copy until it forks
+        return _Worker(ours)
+
+    def _server(self) -> _ForkServer:
+        if self.server is None:
+            self.server = _ForkServer()
+        return self.server
+
+    def _stop_server(self) -> None:
+        server, self.server = self.server, None
+        if server is not None:
+            server.stop()
+
+    def release(self, worker: _Worker) -> None:
+        """One game fewer in ``worker``."""
+        with self._lock:
+            worker.seats -= 1
+
+    def stop(self, idle_only: bool) -> None:
+        """Stop the workers without games (``idle_only``), or every worker and the fork server."""
+        with self._lock:
+            chosen = [w for w in self.workers if not idle_only or w.seats == 0]
+            self.workers = [w for w in self.workers if w not in chosen]
+            if not idle_only:
+                self._stop_server()
+        for worker in chosen:
+            worker.stop()
+
+
+_POOL = _Pool()
+
+
+def take_seat() -> Seat:
+    """A seat for one game; a new worker is forked if every worker is full (``Seat.wait`` waits for it)."""
+    modules()  # the engine must be installed here too (texts are decoded here): one clear error if not
+    return _POOL.seat()
 
 
 def stop_idle_workers() -> None:
-    """Stop every idle worker (tests use it to start from none)."""
-    with _LOCK:
-        workers, _IDLE[:] = list(_IDLE), []
-    for worker in workers:
-        worker.stop()
+    """Stop every worker that holds no game (tests use it to start from none)."""
+    _POOL.stop(idle_only=True)
 
 
 @atexit.register
 def _stop_all_workers() -> None:
-    """At exit, stop every worker, idle or still holding an engine nobody closed."""
-    _IDLE.clear()
-    for worker in list(_LIVE):
-        worker.stop()
+    """At exit, stop every worker, idle or still holding games nobody closed."""
+    _POOL.stop(idle_only=False)
 
 
 class ClockedEngine:
-    """``Engine`` in a worker process with NetHack's clock fixed at ``clock.FIXED_DATE``."""
+    """``Engine`` in a worker process with NetHack's clock fixed at ``clock.FIXED_DATE``.
 
-    def __init__(self, env_id: str, boxoban_level: str | None = None, max_episode_steps: int | None = None) -> None:
-        modules()  # the engine must be installed here too (texts are decoded here): one clear error if not
+    ``seat``: a place taken beforehand with ``take_seat`` (by default one is taken here).
+    """
+
+    def __init__(self, env_id: str, boxoban_level: str | None = None, max_episode_steps: int | None = None,
+                 seat: Seat | None = None) -> None:
         self.env_id = env_id
         self.is_nethack = env_id.startswith("NetHack")
-        self._worker: _Worker | None = _take()
+        self._seat: Seat | None = seat or take_seat()
         try:
-            facts = self._worker.call("open", env_id, boxoban_level, max_episode_steps)
+            facts = self._seat.call("open", env_id, boxoban_level, max_episode_steps)
         except BaseException:
-            self._worker.stop()
-            self._worker = None
+            self._seat.release()
+            self._seat = None
             raise
         #: the first name of each of the env's actions, in the env's order
         self.action_names: list[str] = facts["action_names"]
@@ -120,12 +279,13 @@ class ClockedEngine:
         self.info: dict[str, Any] = {}
 
     def _call(self, method: str, *args: Any) -> Any:
-        if self._worker is None:
+        if self._seat is None:
             raise EngineProcessError("this NetHack engine is closed")
         try:
-            return self._worker.call(method, *args)
+            return self._seat.call(method, *args)
         except EngineProcessError:
-            self._worker = None  # dead: never handed back
+            self._seat.release()  # its worker is dead: the game with it
+            self._seat = None
             raise
 
     def seed(self, seed: int) -> None:
@@ -179,63 +339,63 @@ class ClockedEngine:
         return bool(self.info.get("is_ascended", False))
 
     def close(self) -> None:
-        """Release the game; the worker goes back to the idle pool."""
-        worker, self._worker = self._worker, None
-        if worker is None:
+        """Close the game in its worker and free its seat (the worker stays, for other games)."""
+        seat, self._seat = self._seat, None
+        if seat is None:
             return
-        try:
-            worker.call("close")
-        except EngineProcessError:
-            return
-        _give_back(worker)
+        with contextlib.suppress(EngineProcessError):
+            seat.call("close")
+        seat.release()
 
 
 # -- the worker side ---------------------------------------------------------------------------------
 
 
 class _Server:
-    """The worker's one engine and the calls it answers."""
+    """The worker's games, by number, and the calls it answers."""
 
     def __init__(self) -> None:
-        self.engine: Any = None
+        self.engines: dict[int, Any] = {}
 
-    def hello(self) -> None:
+    def hello(self, game: int) -> int:
         if not clock.clock_is_fixed():
             raise PlaybenchError(
                 "could not fix NetHack's clock: libfaketime did not load in the engine process "
                 f"(LD_PRELOAD={clock.preload_library()})"
             )
+        return os.getpid()
 
-    def open(self, env_id: str, boxoban_level: str | None, max_episode_steps: int | None) -> dict[str, Any]:
+    def open(self, game: int, env_id: str, boxoban_level: str | None, max_episode_steps: int | None) -> dict[str, Any]:
         from playbench.suites.balrog.nle.engine import Engine
 
-        self.close()
-        self.engine = Engine(env_id, boxoban_level=boxoban_level, max_episode_steps=max_episode_steps)
-        return {"action_names": self.engine.action_names, "accepted": sorted(self.engine._index)}
+        self.close(game)
+        engine = self.engines[game] = Engine(env_id, boxoban_level=boxoban_level, max_episode_steps=max_episode_steps)
+        return {"action_names": engine.action_names, "accepted": sorted(engine._index)}
 
-    def seed(self, seed: int) -> None:
-        self.engine.seed(seed)
+    def seed(self, game: int, seed: int) -> None:
+        self.engines[game].seed(seed)
 
-    def seed_raw(self, core: int, disp: int) -> None:
-        self.engine.seed_raw(core, disp)
+    def seed_raw(self, game: int, core: int, disp: int) -> None:
+        self.engines[game].seed_raw(core, disp)
 
-    def engine_steps(self) -> int:
-        return int(self.engine.engine_steps())
+    def engine_steps(self, game: int) -> int:
+        return int(self.engines[game].engine_steps())
 
-    def reset(self) -> dict[str, Any]:
-        return dict(self.engine.reset())
+    def reset(self, game: int) -> dict[str, Any]:
+        return dict(self.engines[game].reset())
 
-    def step(self, action: str) -> tuple[dict[str, Any], float, bool, str, dict[str, Any]]:
-        obs, reward, done, message = self.engine.step(action)
-        return obs, reward, done, message, self.engine.info
+    def step(self, game: int, action: str) -> tuple[dict[str, Any], float, bool, str, dict[str, Any]]:
+        engine = self.engines[game]
+        obs, reward, done, message = engine.step(action)
+        return obs, reward, done, message, engine.info
 
-    def set_boxoban_level(self, level: str) -> None:
-        self.engine.set_boxoban_level(level)
+    def set_boxoban_level(self, game: int, level: str) -> None:
+        self.engines[game].set_boxoban_level(level)
 
-    def close(self) -> None:
-        if self.engine is not None:
-            self.engine.close()
-            self.engine = None
+    def close(self, game: int) -> None:
+        engine = self.engines.pop(game, None)
+        if engine is not None:
+            engine.close()
 
 
 def serve(conn: Connection) -> None:
@@ -245,20 +405,46 @@ def serve(conn: Connection) -> None:
     calls = {name: getattr(server, name) for name in names}
     while True:
         try:
-            method, args = conn.recv()
+            method, game, args = conn.recv()
         except (EOFError, OSError):
             break
         try:
-            reply: tuple[bool, Any] = (True, calls[method](*args))
+            reply: tuple[bool, Any] = (True, calls[method](game, *args))
         except Exception as exc:  # every failure goes back to the caller, who re-raises it
             reply = (False, exc)
         try:
             conn.send(reply)
         except (pickle.PicklingError, TypeError, AttributeError):
             conn.send((False, RuntimeError(f"{type(reply[1]).__name__}: {reply[1]}")))
-    with contextlib.suppress(Exception):
-        server.close()
+    for game in list(server.engines):
+        with contextlib.suppress(Exception):
+            server.close(game)
+
+
+def fork_workers(sock: socket.socket) -> None:
+    """The fork server: import the engine once, then fork a worker for each pipe end received."""
+    modules()
+    gc.freeze()  # what the workers share stays shared: the collector does not touch it in them
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the workers
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(sock, 1, 1)
+        except OSError:
+            break
+        if not message:
+            break
+        if os.fork() == 0:
+            sock.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # MiniHack waits for its own subprocesses
+            code = 1
+            try:
+                serve(Connection(fds[0]))
+                code = 0
+            finally:
+                os._exit(code)
+        for fd in fds:
+            os.close(fd)
 
 
 if __name__ == "__main__":
-    serve(Connection(int(sys.argv[1])))
+    fork_workers(socket.socket(fileno=int(sys.argv[1])))
