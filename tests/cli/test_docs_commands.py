@@ -52,8 +52,8 @@ def test_documented_command_is_accepted(where: str, line: str) -> None:
     sub = command.make_context(args[0], list(args[1:]))
     if args[0] == "eval" and not PLACEHOLDER.search(line) and sub.params["tasks"]:
         p = sub.params
-        build_config(p["tasks"], p["agent"], p["model"], p["episodes"], p["seed"], p["task_args"], p["agent_args"],
-                     p["model_args"])
+        build_config(p["tasks"], p["agent"], p["model"], p["episodes"], p["seed"], p["task_params"],
+                     p["agent_params"], p["model_params"])
 
 
 def test_a_wrong_documented_option_would_be_caught() -> None:

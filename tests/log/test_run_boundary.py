@@ -260,7 +260,7 @@ def test_a_non_finite_number_is_never_written(tmp_path: Path) -> None:
         store.append_episode(record)
     store.close()
     assert (store.path / "episodes.jsonl").read_bytes() == b""
-    with pytest.raises(PlaybenchError, match="not finite"):
+    with pytest.raises(PlaybenchError, match="finite number"):
         RunStore.create(tmp_path, {"config": config, "config_hash": config.hash(), "versions": {},
                                    "settings": {"timeout": math.inf}}, name="never")
     assert not (tmp_path / "never").exists()

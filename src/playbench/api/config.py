@@ -1,6 +1,7 @@
 """Turning what a caller asks for (task ids, agent, model, ``key=value`` parameters) into a ``RunConfig``."""
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
@@ -69,6 +70,25 @@ def build_config(
     aparams = spec.params(parse_key_values(agent_params, "-A")).model_dump(mode="json")
     mparams = parse_key_values(model_params, "-M")
     return RunConfig(tasks=specs, agent=agent_name, agent_params=aparams, model=model, model_params=mparams, seed=seed)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The config a call asks for, as given: ``build_config``'s arguments (``-T``/``-A``/``-M`` as ``key=value``)."""
+
+    tasks: tuple[str, ...]
+    agent: str | None = None
+    model: str | None = None
+    episodes: int | None = None
+    seed: int = 0
+    task_params: tuple[str, ...] = ()
+    agent_params: tuple[str, ...] = ()
+    model_params: tuple[str, ...] = ()
+
+    def config(self, custom_agent: bool = False) -> RunConfig:
+        """The ``RunConfig`` asked for (PlaybenchError for what no run can play)."""
+        return build_config(self.tasks, self.agent, self.model, self.episodes, self.seed, self.task_params,
+                            self.agent_params, self.model_params, custom_agent=custom_agent)
 
 
 def _task_spec(task: Task, preset: dict[str, Any], tvals: dict[str, str], episodes: int | None) -> TaskSpec:

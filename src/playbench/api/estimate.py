@@ -25,10 +25,12 @@ least-reusing step), and *batch*, the live figure at the providers' batch discou
 
 import asyncio
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
-from playbench.api.config import build_config, key_value_items
+from playbench.api.evaluate import EvalOptions, check_request, evaluate
+from playbench.api.settings import check_settings
 from playbench.core.errors import PlaybenchError
 from playbench.core.registry import get_task
 from playbench.core.seeding import episode_seed
@@ -227,7 +229,6 @@ def probe_requests(task_id: str, params: dict[str, Any], agent: str, agent_param
     """
     import tempfile
 
-    from playbench.api.evaluate import evaluate
     from playbench.log import read_run
 
     task = get_task(task_id)
@@ -314,18 +315,22 @@ def _cache_ratios(rows: list[tuple[int, int, int]], per_step: int, calls: int) -
     return read / total, written / total
 
 
-def estimate(tasks: tuple[str, ...] | list[str], agent: str | None = None, model: str | None = None,
-             episodes: int | None = None, seed: int = 0, task_params: Any = None, agent_params: Any = None,
-             model_params: Any = None) -> Estimate:
-    """The estimate of a run of ``tasks`` (same options as ``playbench.eval``); no model is called.
+def estimate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions]) -> Estimate:
+    """The estimate of the run ``playbench.eval(tasks, **options)`` would make; no model is called.
 
-    Raises PlaybenchError for what ``eval`` would refuse (unknown tasks, missing engines, bad data).
+    Raises PlaybenchError for what ``eval`` would refuse (unknown tasks, options or settings, missing
+    engines, bad data), and for ``resume`` and a custom agent factory, which it does not estimate.
     """
     from playbench.models.pricing import price_for
     from playbench.models.types import build_generate_config
 
-    config = build_config(tuple(tasks), agent, model, episodes, seed, key_value_items(task_params),
-                          key_value_items(agent_params), key_value_items(model_params))
+    request = check_request(tasks, dict(options))
+    if request.resume:
+        raise PlaybenchError("--dry-run estimates a new run; it does not go with --resume")
+    if request.custom is not None:
+        raise PlaybenchError("a dry run measures a registered agent, not a custom agent factory")
+    check_settings(request.settings, request.given)
+    config = request.asked.config()
     out = Estimate(agent=config.agent, model=config.model)
     gen = build_generate_config(dict(config.model_params), f"model {config.model}") if config.model else None
     if config.model and gen is not None:

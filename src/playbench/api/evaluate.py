@@ -11,21 +11,22 @@ import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any, TypedDict, Unpack
 
 from playbench.agents.base import Agent
-from playbench.api.config import KeyValues, build_config, check_text, key_value_items
+from playbench.api.config import Asked, KeyValues, check_text, key_value_items
 from playbench.api.progress import Bar, ProgressHook
 from playbench.api.result import EvalResult, RunInterrupted
-from playbench.api.settings import SETTING_DEFAULTS, check_settings, resumed_config
+from playbench.api.resume import resumed_config
+from playbench.api.settings import check_settings, run_settings
 from playbench.api.versions import versions
 from playbench.api.workers import WorkerKit, add_stats, base_urls, create_model, registered_agent, share
 from playbench.core.errors import PlaybenchError
-from playbench.core.records import RunConfig
+from playbench.core.records import EpisodeRecord, RunConfig, RunSettings
 from playbench.core.registry import get_task
 from playbench.log.store import RunStore
 from playbench.models.redact import mask_url
@@ -37,7 +38,12 @@ from playbench.runner.shard import Shard, episodes_per_task, parse_shard
 
 
 class EvalOptions(TypedDict, total=False):
-    """The keyword options of ``playbench.eval`` (each mirrors a ``playbench eval`` option)."""
+    """The keyword options of ``playbench.eval``, each a ``playbench eval`` option of the same name.
+
+    From ``max_episodes`` to ``shard``, and ``label``, they are the run's settings, declared (type, default,
+    flag, resume rule) by ``RunSettings`` in ``core/records.py``; they are spelled here again for type
+    checkers, and ``tests/api/test_run_settings.py`` holds the two to each other.
+    """
 
     agent: str | Callable[[], Agent] | None
     model: str | None
@@ -65,10 +71,6 @@ class EvalOptions(TypedDict, total=False):
     progress: bool | ProgressHook | None
     label: str | None
     notes: Callable[[str], None] | None
-
-
-#: library option -> the name the resume rules (``runner/resume.py``) know it by
-_RESUME_NAMES = {"task_params": "task_args", "agent_params": "agent_args", "model_params": "model_args"}
 
 
 def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions]) -> EvalResult:
@@ -153,12 +155,12 @@ class _Run:
 
     store: RunStore
     config: RunConfig
-    jobs: list[EpisodeJob]
     make_agent: Callable[[], Agent]
-    in_flight: int
     hook: ProgressHook | None
     model: Any
-    shard: Shard | None
+    jobs: list[EpisodeJob] = field(default_factory=list)
+    in_flight: int = 1
+    shard: Shard | None = None
     ray_run: Any = None
     stats: Any = None
     started: float = field(default_factory=time.perf_counter)
@@ -216,113 +218,50 @@ def _prepared(tasks: str | Iterable[str], opts: dict[str, Any]) -> Iterator[_Run
 
 
 def _prepare(tasks: str | Iterable[str], opts: dict[str, Any]) -> tuple[_Run, Any]:
-    """Check the request, then open or create the run directory, make the model and join the cluster.
+    """The run asked for, ready to play, and the Ray cluster it joined (None when local).
 
-    Returns the run and the Ray cluster it joined (None when local). Whatever fails on the way closes what
-    was made before it; a bad request fails before anything is created.
+    request (the call checked) -> store (a resumed run opened, its rules applied) -> connect (the model made,
+    the cluster joined; a new run's directory created once nothing more can be refused) -> plan (the jobs
+    left, how many at once). Whatever fails closes what was made before it; a bad request fails before
+    anything is created.
     """
-    given, ask, settings = _request(tasks, opts)
-    custom = opts.get("agent") if callable(opts.get("agent")) else None
-    resume, retry_errors = opts.get("resume"), bool(opts.get("retry_errors", False))
-    if retry_errors and not resume:
-        raise PlaybenchError("--retry-errors goes with --resume RUN")
-    if custom is not None and (resume or opts.get("model")):
-        raise PlaybenchError("a custom agent factory brings its own model and cannot be resumed; "
-                             "give neither model nor resume with it")
-    store: RunStore | None = None
-    if resume:
-        store = RunStore.open_for_writing(resume)
-        try:
-            config, settings = resumed_config(store, given, ask, settings)
-            done = store.latest_episodes(repair=True)
-        except BaseException:
-            store.close()
-            raise
-    else:
-        config = build_config(ask["tasks"], ask["agent"], ask["model"], ask["episodes"], ask["seed"],
-                              ask["task_args"], ask["agent_args"], ask["model_args"], custom_agent=custom is not None)
-        done = {}
-    model_obj = None
-    cluster = None
-    try:
-        check_settings(settings)
-        if "ray_address" in given and settings["executor"] != "ray":
-            raise PlaybenchError("--ray-address goes with --executor ray")
-        shard = parse_shard(settings["shard"])
-        settings["shard"] = None if shard is None else str(shard)
-        if custom is None:
-            make_agent = registered_agent(config, lambda: model_obj)
-        else:
-            make_agent = custom
-        tell = opts.get("notes")
-        urls = base_urls(settings["base_url"])
-        if config.model and custom is None:  # on a cluster too: a bad model or key is refused here, at once
-            model_obj = create_model(config, {**settings, "base_url": urls[0] if urls else None})
-            if tell is not None:  # before any request: where they go, and with which key
-                tell(_destination(model_obj, settings, urls))
-        if settings["batch"]:
-            _check_batch(model_obj, config, tell)
-        jobs = plan_jobs(config, done, retry_errors=retry_errors, shard=shard)
-        if settings["executor"] == "ray":
-            from playbench.runner.ray_cluster import connect
-
-            cluster = connect(settings["ray_address"], tell)
+    request = check_request(tasks, opts)
+    with ExitStack() as undo:
+        store, config, settings, done = _record(request, undo)
+        make_agent, model, cluster = _connect(request, config, settings, undo)
         if store is None:
-            from playbench.models.factory import public_url
-
-            one_url = public_url(model_obj) if model_obj is not None else None
-            recorded = {**settings, "base_url": mask_url(
-                settings["base_url"] if len(urls) > 1 else one_url or settings["base_url"])}
-            if not recorded["batch"]:  # recorded only when on: runs without it keep their run.json as before
-                del recorded["batch"]
-            if recorded["batch_timeout"] is None:
-                del recorded["batch_timeout"]
-            store = RunStore.create(Path(opts.get("log_dir", "runs")), {
-                "config": config, "config_hash": config.hash(), "versions": versions(), "settings": recorded})
-        if tell is not None:
-            for line in task_notes(config):
-                tell(line)
-        hook = _hook(opts.get("progress"))
-        if model_obj is not None:  # long waits to retry (a server's Retry-After) are shown by the hook
-            model_obj.on_wait = getattr(hook, "wait", None)
-            model_obj.on_note = tell  # once, at the first timeout in a queue: what --max-connections to set
-        in_flight = settings["max_episodes"] or settings["max_connections"]
-        if settings["batch"] and model_obj is not None:
-            from playbench.log.batches import BatchJournal
-            from playbench.models.batch import IN_FLIGHT, BatchCollector
-
-            model_obj.batch = BatchCollector(model_obj.provider, BatchJournal(store.root, store.path),
-                                             timeout=settings["timeout"], max_retries=settings["max_retries"],
-                                             backoff=model_obj.backoff, batch_timeout=settings["batch_timeout"])
-            model_obj.batch.on_change = getattr(hook, "batches", None)
-            waiting = model_obj.batch.counts["submitted"] - model_obj.batch.counts["done"]
-            if waiting and tell is not None:
-                tell(f"--batch: {waiting} batch(es) submitted before are collected from the provider, not sent again")
-            # every episode waits for its batch: as many in flight as a batch holds, unless told otherwise
-            in_flight = settings["max_episodes"] or max(1, min(len(jobs), IN_FLIGHT))
-        run = _Run(store, config, jobs, make_agent, in_flight, hook, model_obj, shard,
-                   stats=model_obj.stats if model_obj is not None else None)
-        if cluster is not None:
-            from playbench.runner.ray_driver import RayRun
-
-            kit = WorkerKit(config, settings, custom)
-            run.ray_run = RayRun(kit, config.agent, config.model, workers=cluster.cpus,
-                                 per_worker=share(in_flight, min(cluster.cpus, max(1, len(jobs)))))
-    except BaseException:
-        if store is not None:
-            store.close()
-        if cluster is not None:
-            cluster.leave()
-        raise
+            store = _create(request.log_dir, config, settings, model)
+            undo.callback(store.close)
+        run = _plan(request, _Run(store, config, make_agent, _hook(request.progress), model), done, settings, cluster)
+        undo.pop_all()  # made and kept: ``_prepared`` closes them once the run is played
     return run, cluster
 
 
-def _request(tasks: str | Iterable[str], opts: dict[str, Any]
-             ) -> tuple[set[str], dict[str, Any], dict[str, Any]]:
-    """Check the option names and sort out what is asked.
+@dataclass(frozen=True)
+class Request:
+    """A call's options, checked, each by its one name (``check_request``)."""
 
-    Returns the options given (by their resume-rule names), the asked config values and every setting
-    (defaults for those not given).
+    given: frozenset[str]  # the options the caller gave: with ``resume``, those asked to change
+    asked: Asked
+    settings: RunSettings  # the given settings, the defaults for the others
+    custom: Callable[[], Agent] | None  # the caller's own agent factory
+    resume: str | Path | None
+    retry_errors: bool
+    log_dir: Path
+    notes: Callable[[str], None] | None
+    progress: bool | ProgressHook | None
+
+
+#: options that say how to call, not what to run: never asked to change on resume
+_CALL_OPTIONS = frozenset({"resume", "retry_errors", "progress", "notes"})
+
+
+def check_request(tasks: str | Iterable[str], opts: dict[str, Any]) -> Request:
+    """The options of a call of ``playbench.eval`` (or its dry run) checked before anything is made.
+
+    Refused (PlaybenchError): unknown names, undecodable text, a key among the ``-M`` settings, a setting
+    of the wrong type or out of its bounds, ``retry_errors`` without ``resume``, a custom agent with a
+    model or ``resume``. The config itself is built (and checked) later, against a resumed run's record.
     """
     unknown = sorted(set(opts) - EvalOptions.__annotations__.keys())
     if unknown:
@@ -330,22 +269,112 @@ def _request(tasks: str | Iterable[str], opts: dict[str, Any]
                              + ", ".join(EvalOptions.__annotations__))
     task_ids = (tasks,) if isinstance(tasks, str) else tuple(tasks)
     check_text({"tasks": task_ids, **opts})  # undecodable bytes refused before anything is made
-    # with resume, an option given is an option asked to change; what is left out keeps its recorded value
-    given = {_RESUME_NAMES.get(name, name) for name in opts if name not in ("resume", "retry_errors", "progress")}
-    if task_ids:
-        given.add("tasks")
     agent = opts.get("agent")
-    ask = {"tasks": task_ids, "agent": _custom_name(agent) if callable(agent) else agent, "model": opts.get("model"),
-           "episodes": opts.get("episodes"), "seed": opts.get("seed", 0),
-           "task_args": key_value_items(opts.get("task_params")),
-           "agent_args": key_value_items(opts.get("agent_params")),
-           "model_args": key_value_items(opts.get("model_params"))}
-    if ask["model_args"]:  # a key given as a -M setting is refused before it could be recorded, or even shown
+    custom = agent if callable(agent) else None
+    asked = Asked(task_ids, _custom_name(custom) if custom is not None else agent, opts.get("model"),
+                  opts.get("episodes"), opts.get("seed", 0), key_value_items(opts.get("task_params")),
+                  key_value_items(opts.get("agent_params")), key_value_items(opts.get("model_params")))
+    if asked.model_params:  # a key given as a -M setting is refused before it could be recorded, or even shown
         from playbench.models.factory import refuse_credentials
 
-        refuse_credentials(ask["model"], dict(item.partition("=")[::2] for item in ask["model_args"]))
-    settings = {name: opts.get(name, default) for name, default in SETTING_DEFAULTS.items()}
-    return given, ask, settings
+        refuse_credentials(asked.model, dict(item.partition("=")[::2] for item in asked.model_params))
+    resume, retry_errors = opts.get("resume"), bool(opts.get("retry_errors", False))
+    if retry_errors and not resume:
+        raise PlaybenchError("--retry-errors goes with --resume RUN")
+    if custom is not None and (resume or asked.model):
+        raise PlaybenchError("a custom agent factory brings its own model and cannot be resumed; "
+                             "give neither model nor resume with it")
+    given = frozenset(opts) - _CALL_OPTIONS | ({"tasks"} if task_ids else set())
+    return Request(given, asked, run_settings(opts), custom, resume, retry_errors, Path(opts.get("log_dir", "runs")),
+                    opts.get("notes"), opts.get("progress"))
+
+
+def _record(request: Request, undo: ExitStack
+            ) -> tuple[RunStore | None, RunConfig, RunSettings, dict[tuple[str, int], EpisodeRecord]]:
+    """The config and settings to run with and the episodes done: a resumed run's, from its opened store.
+
+    A new run has no store yet (None): it is created once the model and the cluster cannot refuse it.
+    """
+    if not request.resume:
+        check_settings(request.settings, request.given)
+        return None, request.asked.config(custom_agent=request.custom is not None), request.settings, {}
+    store = RunStore.open_for_writing(request.resume)
+    undo.callback(store.close)
+    config, settings = resumed_config(store, request.given, request.asked, request.settings)
+    return store, config, settings, store.latest_episodes(repair=True)
+
+
+def _connect(request: Request, config: RunConfig, settings: RunSettings, undo: ExitStack
+             ) -> tuple[Callable[[], Agent], Any, Any]:
+    """The agent factory, the model (None without one) and the Ray cluster joined (None when local)."""
+    model = None
+    make_agent = request.custom or registered_agent(config, lambda: model)
+    urls = base_urls(settings.base_url)
+    if config.model and request.custom is None:  # on a cluster too: a bad model or key is refused here, at once
+        model = create_model(config, settings.model_copy(update={"base_url": urls[0] if urls else None}))
+        if request.notes is not None:  # before any request: where they go, and with which key
+            request.notes(_destination(model, settings, urls))
+    if settings.batch:
+        _check_batch(model, config, request.notes)
+    cluster = None
+    if settings.executor == "ray":
+        from playbench.runner.ray_cluster import connect
+
+        cluster = connect(settings.ray_address, request.notes)
+        undo.callback(cluster.leave)
+    return make_agent, model, cluster
+
+
+def _create(log_dir: Path, config: RunConfig, settings: RunSettings, model: Any) -> RunStore:
+    """A new run directory whose ``run.json`` records the config and the settings (the server's URL masked)."""
+    from playbench.models.factory import public_url
+
+    several = len(base_urls(settings.base_url)) > 1
+    url = settings.base_url if several or model is None else public_url(model) or settings.base_url
+    recorded = settings.model_copy(update={"base_url": mask_url(url)})
+    return RunStore.create(log_dir, {"config": config, "config_hash": config.hash(), "versions": versions(),
+                                     "settings": recorded})
+
+
+def _plan(request: Request, run: _Run, done: dict[tuple[str, int], EpisodeRecord], settings: RunSettings,
+          cluster: Any) -> _Run:
+    """``run`` with the jobs left to play and how many play at once (here, or on each worker of ``cluster``)."""
+    run.shard = parse_shard(settings.shard)
+    run.jobs = plan_jobs(run.config, done, retry_errors=request.retry_errors, shard=run.shard)
+    if request.notes is not None:
+        for line in task_notes(run.config):
+            request.notes(line)
+    run.in_flight = settings.max_episodes or settings.max_connections
+    if run.model is not None:  # long waits to retry (a server's Retry-After) are shown by the hook
+        run.model.on_wait = getattr(run.hook, "wait", None)
+        run.model.on_note = request.notes  # once, at the first timeout in a queue: what --max-connections to set
+        run.stats = run.model.stats
+        if settings.batch:
+            run.in_flight = _collect_batches(run, settings, request.notes)
+    if cluster is not None:
+        from playbench.runner.ray_driver import RayRun
+
+        kit = WorkerKit(run.config, settings, request.custom)
+        run.ray_run = RayRun(kit, run.config.agent, run.config.model, workers=cluster.cpus,
+                             per_worker=share(run.in_flight, min(cluster.cpus, max(1, len(run.jobs)))))
+    return run
+
+
+def _collect_batches(run: _Run, settings: RunSettings, tell: Callable[[str], None] | None) -> int:
+    """Send the model's requests as provider batches, journalled in the run; the episodes to keep in flight."""
+    from playbench.log.batches import BatchJournal
+    from playbench.models.batch import IN_FLIGHT, BatchCollector
+
+    model = run.model
+    model.batch = BatchCollector(model.provider, BatchJournal(run.store.root, run.store.path),
+                                 timeout=settings.timeout, max_retries=settings.max_retries, backoff=model.backoff,
+                                 batch_timeout=settings.batch_timeout)
+    model.batch.on_change = getattr(run.hook, "batches", None)
+    waiting = model.batch.counts["submitted"] - model.batch.counts["done"]
+    if waiting and tell is not None:
+        tell(f"--batch: {waiting} batch(es) submitted before are collected from the provider, not sent again")
+    # every episode waits for its batch: as many in flight as a batch holds, unless told otherwise
+    return settings.max_episodes or max(1, min(len(run.jobs), IN_FLIGHT))
 
 
 def _check_batch(model: Any, config: RunConfig, tell: Callable[[str], None] | None) -> None:
@@ -361,12 +390,12 @@ def _check_batch(model: Any, config: RunConfig, tell: Callable[[str], None] | No
              "each step waits for a batch round (minutes, up to 24 hours at the provider)")
 
 
-def _destination(model: Any, settings: dict[str, Any], urls: list[str]) -> str:
+def _destination(model: Any, settings: RunSettings, urls: list[str]) -> str:
     """The line naming where ``model``'s requests go (on a Ray cluster: from each worker, with its own key)."""
     from playbench.models.factory import destination
 
     line = destination(model)
-    if settings["executor"] != "ray" or not model.provider.uses_http:
+    if settings.executor != "ray" or not model.provider.uses_http:
         return line
     servers = mask_url(",".join(urls)) if len(urls) > 1 else line.partition(" requests go to ")[2].partition(" with ")[0]
     return (f"model {model.name}: requests go from the Ray workers to {servers}, each worker with the key of "

@@ -71,7 +71,7 @@ def merge(shards: Iterable[str | Path], output: str | Path) -> RunLog:
     if output.exists():
         raise PlaybenchError(f"{output} already exists; give a new directory")
     first = logs[0]
-    settings = {**first.meta.settings, "shard": None, "merged_from": [log.run_id for log in logs]}
+    settings = first.meta.settings.model_copy(update={"shard": None, "merged_from": [log.run_id for log in logs]})
     store = RunStore.create(output.parent, {"config": first.config, "config_hash": first.meta.config_hash,
                                             "versions": first.meta.versions, "settings": settings}, name=output.name)
     try:

@@ -11,7 +11,7 @@ from typing import Any
 
 from playbench.agents.base import Agent
 from playbench.core.errors import PlaybenchError
-from playbench.core.records import RunConfig
+from playbench.core.records import RunConfig, RunSettings
 from playbench.core.registry import get_task
 from playbench.models.redact import mask_url
 
@@ -31,15 +31,15 @@ def share(total: int, workers: int) -> int:
     return max(1, -(-total // max(1, workers)))
 
 
-def worker_settings(settings: dict[str, Any], worker: int, workers: int) -> dict[str, Any]:
+def worker_settings(settings: RunSettings, worker: int, workers: int) -> RunSettings:
     """The settings worker ``worker`` (0-based) of ``workers`` runs with.
 
     It gets ``ceil(max_connections / workers)`` connections, and, when ``base_url`` lists several servers,
     server ``worker mod len(list)`` of the list.
     """
-    urls = base_urls(settings.get("base_url"))
-    return {**settings, "max_connections": share(settings["max_connections"], workers),
-            "base_url": urls[worker % len(urls)] if urls else None}
+    urls = base_urls(settings.base_url)
+    return settings.model_copy(update={"max_connections": share(settings.max_connections, workers),
+                                       "base_url": urls[worker % len(urls)] if urls else None})
 
 
 def registered_agent(config: RunConfig, model: Callable[[], Any]) -> Callable[[], Agent]:
@@ -55,15 +55,12 @@ def registered_agent(config: RunConfig, model: Callable[[], Any]) -> Callable[[]
     return lambda: spec.factory(aparams, model())
 
 
-def create_model(config: RunConfig, settings: dict[str, Any]) -> Any:
-    """The config's model with the connection ``settings`` (``base_url`` one URL or None)."""
+def create_model(config: RunConfig, settings: RunSettings) -> Any:
+    """The config's model with the connection part of ``settings`` (``base_url`` one URL or None)."""
     from playbench.models import ModelSettings, create_model
 
     assert config.model is not None
-    return create_model(config.model, config.model_params, ModelSettings(
-        base_url=settings["base_url"], max_connections=settings["max_connections"],
-        max_retries=settings["max_retries"], timeout=settings["timeout"], cache=settings["cache"],
-        retry_backoff=settings["retry_backoff"], max_connect_failures=settings["max_connect_failures"]))
+    return create_model(config.model, config.model_params, ModelSettings.of(settings))
 
 
 @dataclass(frozen=True)
@@ -71,7 +68,7 @@ class WorkerKit:
     """What a worker needs to build its agents and model where it runs (sent to it pickled)."""
 
     config: RunConfig
-    settings: dict[str, Any]
+    settings: RunSettings
     custom: Callable[[], Agent] | None = None  # the caller's own agent factory, if any
 
     def __call__(self, worker: int, workers: int) -> tuple[Callable[[], Agent], Any]:

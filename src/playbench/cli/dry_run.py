@@ -8,7 +8,6 @@ from rich.text import Text
 
 from playbench.api.estimate import estimate
 from playbench.cli.common import console, fmt_cost, fmt_count, id_width, plain, plain_lines, split_ids, wrap_ids
-from playbench.core.errors import PlaybenchError
 
 
 def _share(part: int, whole: int) -> str:
@@ -16,13 +15,12 @@ def _share(part: int, whole: int) -> str:
     return f"{part / whole:.0%}" if whole else "-"
 
 
-def dry_run(tasks: tuple[str, ...], params: dict[str, Any]) -> None:
-    """Estimate the run ``eval`` was asked for and print it as a table (PlaybenchError for a bad request)."""
-    if params.get("resume"):
-        raise PlaybenchError("--dry-run estimates a new run; it does not go with --resume")
-    est = estimate(tasks, agent=params.get("agent"), model=params.get("model"), episodes=params.get("episodes"),
-                   seed=params.get("seed") or 0, task_params=params.get("task_args"),
-                   agent_params=params.get("agent_args"), model_params=params.get("model_args"))
+def dry_run(tasks: tuple[str, ...], options: dict[str, Any]) -> None:
+    """Estimate the run ``eval`` was asked for and print it as a table (PlaybenchError for a bad request).
+
+    ``options`` are those given, by the names ``playbench.eval`` takes.
+    """
+    est = estimate(tasks, **options)
     who = f"{est.model} + {est.agent}" if est.model else est.agent
     table = Table(title=Text.assemble("dry run: ", plain(who), " (nothing is called)"), box=box.SIMPLE_HEAD,
                   caption="calls ≤ episodes × steps; input: measured on a mock-model probe; cache: share of input "

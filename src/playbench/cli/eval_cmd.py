@@ -1,6 +1,8 @@
 """``playbench eval``: run tasks with an agent and write a run directory (a thin caller of ``playbench.eval``)."""
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 from click.core import ParameterSource
@@ -11,11 +13,30 @@ from playbench.api.progress import Bar
 from playbench.api.result import RunInterrupted
 from playbench.cli.common import err_console, safe_markup, safe_text
 from playbench.cli.report_cmd import print_report
+from playbench.core.records import RUN_OPTIONS, Resume, RunSettings, value_type
 
-#: command-line option -> library option, where the names differ
-_LIBRARY_NAMES = {"task_args": "task_params", "agent_args": "agent_params", "model_args": "model_params"}
 #: command-line options the library does not take (what to print, not what to run)
 _DISPLAY = {"tasks", "quiet", "write_view", "dry_run"}
+
+Decorator = Callable[[Callable[..., None]], Callable[..., None]]
+
+
+def _settings(*rules: Resume) -> Decorator:
+    """The options of the run settings (``RunSettings``) whose resume rule is one of ``rules``, in its order."""
+
+    def add(command: Callable[..., None]) -> Callable[..., None]:
+        for name, option in reversed(RUN_OPTIONS.items()):
+            if option.resume not in rules:
+                continue
+            kind = value_type(name)
+            shape: dict[str, Any] = {"is_flag": True} if kind is bool else {
+                "type": click.Choice(option.choices) if option.choices else kind}
+            command = click.option(option.flag, name, default=RunSettings.model_fields[name].default,
+                                   show_default=option.show_default, metavar=option.metavar, help=option.help,
+                                   **shape)(command)
+        return command
+
+    return add
 
 
 @click.command("eval")
@@ -26,38 +47,16 @@ _DISPLAY = {"tasks", "quiet", "write_view", "dry_run"}
 @click.option("--episodes", type=int, default=None, help="Episodes per task (default: each task's own count).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Base seed of the run.")
 @click.option("--log-dir", type=click.Path(file_okay=False), default="runs", show_default=True)
-@click.option("-T", "task_args", multiple=True, help="Task parameter key=value.")
-@click.option("-A", "agent_args", multiple=True, help="Agent parameter key=value.")
-@click.option("-M", "model_args", multiple=True, help="Model generation setting key=value.")
-@click.option("--max-episodes", type=int, default=None, help="Episodes in flight (default: --max-connections).")
-@click.option("--max-connections", type=int, default=8, show_default=True, help="Concurrent requests per model.")
-@click.option("--max-retries", type=int, default=6, show_default=True)
-@click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds per model request.")
-@click.option("--base-url", default=None,
-              help="Server URL for OpenAI-compatible providers (several, comma-separated, with --executor ray).")
-@click.option("--cache", is_flag=True, help="Answer repeated model requests from an on-disk cache.")
-@click.option("--batch", is_flag=True,
-              help="Send the model's requests as provider batches (OpenAI, Anthropic, Gemini: half price, slower; "
-                   "docs/models.md).")
-@click.option("--batch-timeout", type=float, default=None, metavar="SECONDS",
-              help="With --batch: seconds a batch is waited for before it is cancelled and its requests are sent "
-                   "live (default: the provider's window + 6 h).")
-@click.option("--retry-backoff", type=float, default=1.0, show_default=True,
-              help="Seconds before the first retry of a failed model request (doubles each retry, jittered).")
-@click.option("--max-connect-failures", type=int, default=5, show_default=True,
-              help="Stop the run when this many requests in a row cannot reach the server.")
-@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help="Where episodes run: this process, or the workers of a Ray cluster (docs/scale.md).")
-@click.option("--ray-address", default=None,
-              help="With --executor ray: the cluster's head, host:port (default: $RAY_ADDRESS, else a local cluster).")
-@click.option("--shard", default=None, metavar="K/N",
-              help="Play only shard K of N of the episodes (a fixed rule over task and index; see docs/scale.md).")
+@click.option("-T", "task_params", multiple=True, help="Task parameter key=value.")
+@click.option("-A", "agent_params", multiple=True, help="Agent parameter key=value.")
+@click.option("-M", "model_params", multiple=True, help="Model generation setting key=value.")
+@_settings("change", "identity")
 @click.option("--resume", "resume", type=click.Path(), default=None,
               help="Continue this run directory with its recorded configuration.")
 @click.option("--retry-errors", is_flag=True,
               help="With --resume: also re-run agent-error and game-error episodes.")
 @click.option("--quiet", is_flag=True, help="No progress bar or table (the run path is still printed).")
-@click.option("--label", default=None, help="The run's name in reports and plots (default: model + agent).")
+@_settings("display")
 @click.option("--dry-run", "dry_run", is_flag=True,
               help="Print the episodes, model calls, tokens and cost the run would take; call nothing.")
 @click.option("--view", "write_view", is_flag=True, help="Also write the HTML viewer into RUN/view.")
@@ -65,14 +64,14 @@ _DISPLAY = {"tasks", "quiet", "write_view", "dry_run"}
 def command(ctx: click.Context, /, tasks: tuple[str, ...], quiet: bool, write_view: bool, dry_run: bool,
             **_: object) -> None:
     """Run TASKS (ids, aliases or groups) and record every episode."""
+    given = {name for name in ctx.params if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE}
+    # only the options given are passed on: with --resume, giving one is asking to change it
+    options = {name: ctx.params[name] for name in given - _DISPLAY}
     if dry_run:
         from playbench.cli.dry_run import dry_run as print_estimate
 
-        print_estimate(tasks, ctx.params)
+        print_estimate(tasks, options)
         return
-    given = {name for name in ctx.params if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE}
-    # only the options given are passed on: with --resume, giving one is asking to change it
-    options = {_LIBRARY_NAMES.get(name, name): ctx.params[name] for name in given - _DISPLAY}
     try:
         result = evaluate(tasks, progress=None if quiet else Bar(err_console),
                           notes=lambda line: click.echo(safe_text(line), err=True), **options)

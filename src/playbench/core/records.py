@@ -7,10 +7,21 @@ same seed can be compared byte for byte once ``timing`` is dropped.
 import hashlib
 import json
 import math
-from typing import Any, Literal, Self
+from dataclasses import dataclass
+from types import NoneType, UnionType
+from typing import Annotated, Any, Literal, Self, get_args
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    SkipValidation,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from playbench.core.bounds import check_episode_count
 
@@ -83,6 +94,116 @@ class RunConfig(FiniteRecord):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+#: What ``--resume`` does with a run setting given again: ``change`` it (recorded in ``run.json`` as a resume
+#: event), refuse it unless equal to the recorded value (``identity``: it would change the results), or change
+#: it as a name only (``display``: it names the run in reports and plots)
+Resume = Literal["change", "identity", "display"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """A run setting's face: its command-line flag and help, the bounds a run holds it to, its resume rule."""
+
+    flag: str
+    resume: Resume
+    help: str | None = None
+    metavar: str | None = None
+    show_default: bool = False
+    choices: tuple[str, ...] | None = None
+    at_least: int | None = None
+    more_than: int | None = None
+    #: written to ``run.json`` only when not the default, so runs without it keep the ``run.json`` they had
+    only_when_set: bool = False
+
+
+class RunSettings(Record):
+    """A run's settings: how it is played (concurrency, retries, where), not what it measures.
+
+    The one declaration of each option: its type and default, and in its ``Option`` the flag of
+    ``playbench eval``, the help line and what ``--resume`` may do with it. ``playbench.eval``'s keywords,
+    the command's options (in this order), the resume rules and the model's connection settings
+    (``ModelSettings``) are derived from it. Values are strictly typed (``"8"`` is no number); the bounds in
+    each ``Option`` are checked where a run is made or resumed (``api/settings.py``), not when a run is read.
+    """
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
+
+    max_episodes: Annotated[int | None, Option(
+        "--max-episodes", "change", "Episodes in flight (default: --max-connections).", at_least=1)] = None
+    max_connections: Annotated[int, Option(
+        "--max-connections", "change", "Concurrent requests per model.", show_default=True, at_least=1)] = 8
+    max_retries: Annotated[int, Option(
+        "--max-retries", "change", "Retries of a failed model request.", show_default=True, at_least=0)] = 6
+    timeout: Annotated[float, Option(
+        "--timeout", "change", "Seconds per model request.", show_default=True, more_than=0)] = 120.0
+    base_url: Annotated[str | None, Option(
+        "--base-url", "change",
+        "Server URL for OpenAI-compatible providers (several, comma-separated, with --executor ray).")] = None
+    cache: Annotated[bool, Option(
+        "--cache", "identity", "Answer repeated model requests from an on-disk cache.")] = False
+    batch: Annotated[bool, Option(
+        "--batch", "change", "Send the model's requests as provider batches (OpenAI, Anthropic, Gemini: half "
+        "price, slower; docs/models.md).", only_when_set=True)] = False
+    batch_timeout: Annotated[float | None, Option(
+        "--batch-timeout", "change", "With --batch: seconds a batch is waited for before it is cancelled and its "
+        "requests are sent live (default: the provider's window + 6 h).", metavar="SECONDS", more_than=0,
+        only_when_set=True)] = None
+    retry_backoff: Annotated[float, Option(
+        "--retry-backoff", "change", "Seconds before the first retry of a failed model request (doubles each "
+        "retry, jittered).", show_default=True, at_least=0)] = 1.0
+    max_connect_failures: Annotated[int, Option(
+        "--max-connect-failures", "change", "Stop the run when this many requests in a row cannot reach the "
+        "server.", show_default=True, at_least=1)] = 5
+    executor: Annotated[str, Option(
+        "--executor", "change", "Where episodes run: this process, or the workers of a Ray cluster "
+        "(docs/scale.md).", show_default=True, choices=("local", "ray"))] = "local"
+    ray_address: Annotated[str | None, Option(
+        "--ray-address", "change", "With --executor ray: the cluster's head, host:port (default: $RAY_ADDRESS, "
+        "else a local cluster).")] = None
+    shard: Annotated[str | None, Option(
+        "--shard", "identity", "Play only shard K of N of the episodes (a fixed rule over task and index; see "
+        "docs/scale.md).", metavar="K/N")] = None
+    label: Annotated[str | None, Option(
+        "--label", "display", "The run's name in reports and plots (default: model + agent).")] = None
+
+    @model_serializer(mode="wrap")
+    def _recorded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # a field that is no option (merged_from) or says so is recorded only when not its default
+        data: dict[str, Any] = handler(self)
+        for name, field in type(self).model_fields.items():
+            option = RUN_OPTIONS.get(name)
+            if (option is None or option.only_when_set) and getattr(self, name) == field.default:
+                data.pop(name, None)
+        return data
+
+
+def _option_of(name: str) -> Option:
+    found = [meta for meta in RunSettings.model_fields[name].metadata if isinstance(meta, Option)]
+    if len(found) != 1:
+        raise TypeError(f"RunSettings.{name} must declare one Option")
+    return found[0]
+
+
+#: setting name -> its Option, in declaration order
+RUN_OPTIONS: dict[str, Option] = {name: _option_of(name) for name in RunSettings.model_fields}
+
+
+def value_type(name: str) -> type:
+    """The type of setting ``name``'s values, ``None`` aside (``int`` for ``int | None``)."""
+    annotation = RunSettings.model_fields[name].annotation
+    kinds = [kind for kind in get_args(annotation) if kind is not NoneType] if isinstance(annotation, UnionType) \
+        else [annotation]
+    if len(kinds) != 1 or not isinstance(kinds[0], type):
+        raise TypeError(f"RunSettings.{name} must be of one type (or None)")
+    return kinds[0]
+
+
+class RecordedSettings(RunSettings):
+    """``run.json``'s ``settings``: the run's settings, and the shard runs a merged run was made of."""
+
+    merged_from: list[str] | None = None  # written by ``playbench merge``
+
+
 class RunMeta(FiniteRecord):
     """The content of ``run.json``."""
 
@@ -92,9 +213,17 @@ class RunMeta(FiniteRecord):
     config_hash: str
     versions: dict[str, str]
     created_at: str
-    settings: dict[str, Any] = Field(default_factory=dict)  # concurrency, timeouts: not part of identity
+    settings: RecordedSettings = Field(default_factory=RecordedSettings)  # how it plays: not part of identity
     # one entry per --resume: when, and which settings it changed ({name: [recorded, given]})
     resumes: list[dict[str, Any]] = Field(default_factory=list)
+
+    @field_validator("settings", mode="before")
+    @classmethod
+    def _recorded_settings(cls, value: Any) -> Any:
+        # the settings a new run was asked to play with are recorded as they are
+        if isinstance(value, RunSettings) and not isinstance(value, RecordedSettings):
+            return value.model_dump()
+        return value
 
 
 class StepRecord(Record):

@@ -3,13 +3,14 @@
 import asyncio
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from playbench.core.errors import InfraError, StopRun
 from playbench.core.ledger import CURRENT_EPISODE
+from playbench.core.records import RunSettings
 from playbench.models.batch import batch_cost_micro_usd
 from playbench.models.cache import ResponseCache, cache_key
 from playbench.models.errors import (
@@ -41,20 +42,33 @@ WAIT_SHOWN = 3.0
 CONGESTION = ("timeout", "rate-limit", "http-503")
 
 
+#: a run's default settings, whose connection part a Model takes
+_RUN = RunSettings()
+
+
 @dataclass
 class ModelSettings:
-    """How to call (not what to ask): not part of a run's identity."""
+    """How to call (not what to ask): not part of a run's identity.
 
-    base_url: str | None = None
-    max_connections: int = 8
-    max_retries: int = 6
-    timeout: float = 120.0
-    cache: bool | str | Path = False  # True: the default cache directory; a path: that directory
-    retry_backoff: float = 1.0
+    Each field but ``backoff_cap`` is the run setting of the same name (``RunSettings``: its default and
+    meaning), ``cache`` may also name a directory. ``max_connect_failures`` is how many requests in a row
+    (over all episodes) fail to connect before the server counts as unreachable and every call raises
+    ServerUnreachable.
+    """
+
+    base_url: str | None = _RUN.base_url
+    max_connections: int = _RUN.max_connections
+    max_retries: int = _RUN.max_retries
+    timeout: float = _RUN.timeout
+    cache: bool | str | Path = _RUN.cache  # True: the default cache directory; a path: that directory
+    retry_backoff: float = _RUN.retry_backoff
     backoff_cap: float = 30.0
-    #: Requests in a row (over all episodes) that fail to connect before the server counts as unreachable
-    #: and every call raises ServerUnreachable.
-    max_connect_failures: int = 5
+    max_connect_failures: int = _RUN.max_connect_failures
+
+    @classmethod
+    def of(cls, run: RunSettings) -> "ModelSettings":
+        """The connection part of a run's settings."""
+        return cls(**{f.name: getattr(run, f.name) for f in fields(cls) if f.name in RunSettings.model_fields})
 
 
 @dataclass

@@ -40,7 +40,7 @@ def picture_hooks(suite: str) -> PictureHooks | None:
 
 def run_label(store: RunLog) -> str:
     """A run's own label (``eval --label``), else ``model + agent`` (or the agent alone, without a model)."""
-    label = store.meta.settings.get("label")
+    label = store.meta.settings.label
     if isinstance(label, str) and label:
         return label
     config = store.meta.config

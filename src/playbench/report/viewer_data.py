@@ -196,7 +196,7 @@ def run_facts(store: RunLog, records: list[EpisodeRecord]) -> dict[str, Any]:
     begin = min((s for s, _ in starts if s is not None), default=None)
     ends = [s.timestamp() + float(d) for s, d in starts if s is not None and isinstance(d, int | float)]
     busy = sum(float(d) for _, d in starts if isinstance(d, int | float))
-    label = meta.settings.get("label")
+    label = meta.settings.label
     return {
         # the run's own name (``eval --label``): user text, shown by the page with textContent only
         "label": label if isinstance(label, str) and label else None,

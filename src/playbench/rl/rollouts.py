@@ -10,7 +10,7 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from playbench.api.settings import SETTING_DEFAULTS, check_settings
+from playbench.api.settings import check_settings, run_settings
 from playbench.api.versions import versions
 from playbench.core.bounds import check_episode_count
 from playbench.core.errors import PlaybenchError
@@ -67,7 +67,7 @@ def write_run(log_dir: str | Path, rollouts: Iterable[ChatEnv | Rollout], name: 
     items = [r.rollout() if isinstance(r, ChatEnv) else r for r in rollouts]
     config = run_config(items)
     order = {spec.id: n for n, spec in enumerate(config.tasks)}
-    settings = {**SETTING_DEFAULTS, "label": label}
+    settings = run_settings({"label": label})
     check_settings(settings)
     store = RunStore.create(Path(log_dir), {"config": config, "config_hash": config.hash(), "versions": versions(),
                                             "settings": settings}, name=name)

@@ -1,4 +1,4 @@
-"""Running episodes: scheduling, the worker pool, resume rules. Records are written through ``playbench.log``."""
+"""Running episodes: scheduling and the worker pool. Records are written through ``playbench.log``."""
 
 from playbench.runner.plan import EpisodeJob, plan_jobs
 from playbench.runner.runner import PoolSettings, run_jobs
