@@ -4,10 +4,11 @@ What such a folder holds decides what can be re-played (``submission.py``): each
 seed, its totals and its environment's statistics; its CSV has, per step, the agent's output, the reward,
 done and the *next* observation. It holds no task parameters (BALROG's evaluator has none: episodes are
 re-played with each task's defaults) and no executed actions as such: the ``Action`` column is the model's
-answer when a model played, so those episodes are not verifiable (the run they were exported from is). For a
+answer when a model played. For a
 reference policy's episodes (``random``, ``oracle``: BALROG's ``agent.type``) the column is the executed
 action itself: they are re-played, the policy (lent by the library's verify) alongside, and every row and
-total is checked. Every episode file the folder's figure counts is checked, each found and read as the
+total is checked. A model-played folder (a leaderboard row) is re-played from the recorded answers, fed through
+BALROG's own validity check, as the BALROG code of the row's date played them (``leaderboard.py``). Every episode file the folder's figure counts is checked, each found and read as the
 report reads it (``submission.episode_files``: no link followed); one whose name does not give its index
 (``<task>_run_<NN>.json``) is not verifiable. The folder's ``summary.json`` is checked against its episode
 files as well. A submission records no schedule, so an episode left out of it cannot be named.
@@ -25,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord
 from playbench.core.registry import find_task
 from playbench.core.suite import Policy, PolicyLender
@@ -39,6 +41,7 @@ from playbench.core.verdict import (
     settle,
     task_problem,
 )
+from playbench.suites.balrog import leaderboard
 from playbench.suites.balrog.facts import TASKS
 from playbench.suites.balrog.submission import (
     episode_files,
@@ -53,8 +56,6 @@ from playbench.suites.balrog.submission import (
 #: own configuration
 NOT_REPLAYED = frozenset({"input_tokens", "output_tokens", "process_num", "agent", "client"})
 _EPISODE = re.compile(r"_run_(\d+)\.json$")
-_MODEL_ACTIONS = ("the folder holds the model's answers, not the actions the game executed; verify the run it "
-                  "was exported from (playbench verify RUN)")
 
 
 def _task_ids() -> dict[tuple[str, str], str]:
@@ -73,7 +74,7 @@ def verify_submission(folder: Path, lend: PolicyLender) -> VerifyResult:
         _check_folder(folder, result, runner, lend)
     if any(f.verdict != "not-verifiable" for f in result.findings):
         result.notes.append("episodes were re-played with each task's default parameters (a submission records "
-                            "none); a submission holds ok episodes only")
+                            "none, BALROG's evaluator has none); a submission holds ok episodes only")
     result.notes.append("a submission records no schedule: episodes left out of it cannot be named")
     return result
 
@@ -82,6 +83,8 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, le
     names = _task_ids()
     problems: dict[str, str | None] = {}
     files = [(env, relative) for env, found in episode_files(folder).items() for relative in found]
+    row = leaderboard.Row(folder, _row_date(folder), "quoted")
+    played: list[leaderboard.Played] = []
     for env, relative in files:
         data = read_episode(folder, relative)
         found = _EPISODE.search(relative)
@@ -89,6 +92,10 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, le
         task_id = names.get((env, str(data.get("task"))))
         label = task_id or f"{env}/{data.get('task')}"
         task = find_task(task_id) if task_id else None
+        seed = data.get("seed")
+        has_seed = isinstance(seed, int) and not isinstance(seed, bool)
+        if found is not None and isinstance(seed, int) and has_seed and isinstance(data.get("process_num"), str):
+            row.processes.setdefault(data["process_num"], []).append((env, str(data.get("task")), index, seed))
         reason = None
         if found is None:
             label, reason = relative, "its file name does not say which episode it is (<task>_run_<NN>.json)"
@@ -98,12 +105,19 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, le
             reason = task_problem(task, {}, problems)
         agent = data.get("agent")
         make_agent = lend(str(agent.get("type"))) if isinstance(agent, dict) else None
-        if reason is None and make_agent is None:
-            reason = _MODEL_ACTIONS
-        seed = data.get("seed")
-        if reason is None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        if reason is None and not has_seed:
             reason = "its episode file holds no seed"
         steps_file = relative.removesuffix(".json") + ".csv"
+        if reason is None and make_agent is None:  # a model played: its answers are re-played after the loop
+            try:
+                steps, early = leaderboard.read_steps(folder, steps_file)
+            except PlaybenchError as exc:
+                reason = str(exc)
+            else:
+                assert task_id is not None and isinstance(seed, int)
+                played.append(leaderboard.Played(env, str(data.get("task")), task_id, label, index, seed, data,
+                                                 steps, early))
+                continue
         rows: list[list[str]] | None = None
         if reason is None:
             rows, reason = _rows(folder, steps_file)
@@ -113,6 +127,25 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, le
         assert task is not None and isinstance(seed, int) and make_agent is not None and rows is not None
         replay = _replay(task, index, seed, rows, data, env, make_agent)
         result.findings.append(settle(runner, label, index, replay))
+    if played:
+        from playbench.suites.balrog.leaderboard_games import OPENERS
+
+        row.style = leaderboard.note_style((s.observation for e in played for s in e.steps), row.date)
+        leaderboard.replay_all(played, row, OPENERS, result, runner)
+        result.notes.append(leaderboard.ROW_NOTE)
+
+
+def _row_date(folder: Path) -> str | None:
+    """The row's date: ``metadata.yaml``'s ``date``, else the folder name's ``YYYYMMDD`` prefix."""
+    try:
+        text = read_bytes(folder, "metadata.yaml").decode("utf-8", errors="replace")
+    except (OSError, PlaybenchError):
+        text = ""
+    found = re.search(r"^date:\s*[\"']?(\d{4}-\d{2}-\d{2})", text, re.M)
+    if found:
+        return found.group(1)
+    named = re.match(r"(\d{4})(\d{2})(\d{2})[_-]", folder.resolve().name)
+    return "-".join(named.groups()) if named else None
 
 
 def _rows(folder: Path, relative: str) -> tuple[list[list[str]] | None, str | None]:
