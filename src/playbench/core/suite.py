@@ -140,17 +140,64 @@ PolicyLender = Callable[[str], Callable[[], Policy] | None]
 Episodes = Iterable[tuple["EpisodeRecord", Sequence["StepRecord"] | None]]
 
 
+#: A generation setting a side did not send, so the provider's default applied (``Comparable.settings``' value).
+NOT_SENT = "not sent (provider default)"
+#: The generation settings of a side where no model played (a reference policy, a published baseline).
+NO_MODEL = "no model"
+
+
+@dataclass(frozen=True)
+class ComparedEpisode:
+    """One episode (or published answer) of a folder as ``compare`` pairs it.
+
+    ``task`` is playbench's task id; ``key`` pairs it within the task (what it is, the ``Comparable``'s
+    ``key`` says); ``score`` is on the task's own scale, None when the episode has none: then ``status``
+    says why, and it is counted as left out, never paired.
+    """
+
+    task: str
+    key: int | str
+    score: float | None
+    status: str = "ok"
+
+
+@dataclass(frozen=True)
+class Comparable:
+    """What ``compare`` reads of a folder: a format's ``episodes`` hook returns one.
+
+    ``label`` names the side; ``key`` says what pairs episodes within a task (``"seed"``: the episode seed);
+    ``run_key(record)`` keys a playbench run's ``ok`` record of one of the folder's tasks the same way, None
+    when that record cannot be keyed: ``compare`` then refuses with ``unpairable`` (one line) rather than
+    pair it with anything else. ``settings`` is the protocol the folder states, in compare's names
+    (``temperature``, ``max_tokens``, ``agent``, ``history``, ``images``, ``parsing``, ``date``); a setting it
+    does not state is absent. ``task_params`` gives, by task, the ``-T`` values its scores stand for (the
+    scoring rule a re-scoring used); ``notes`` says what was left out and why.
+    """
+
+    label: str
+    episodes: tuple[ComparedEpisode, ...]
+    key: str
+    run_key: Callable[[EpisodeRecord], int | str | None]
+    unpairable: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    task_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class FormatHooks:
     """A folder format a suite owns (each of its ``formats`` names one of these).
 
     ``title`` names such a folder in messages (``BALROG submission``). ``detect(folder)``: whether a folder
-    that is not a playbench run is one (cheap: ``report`` and ``verify`` ask it of each such folder).
+    (or a file) that is not a playbench run is one (cheap: ``report``, ``verify`` and ``compare`` ask it of
+    each such path).
     ``read(folder)``: its figures as JSON (what ``report --json`` prints), refusing a bad file in one line;
     ``render(figures)``: the rich renderables ``report`` prints (its strings arrive inert). Optional:
     ``write(folder, episodes, config)`` writes a run's episodes into ``folder`` (new or empty) for
     ``export --format NAME`` and returns ``(episodes written, notes to show)``; ``verify(folder, lend)``
-    re-plays the folder (``lend`` gives reference policies) into a ``core.verdict.VerifyResult``.
+    re-plays the folder (``lend`` gives reference policies) into a ``core.verdict.VerifyResult``;
+    ``episodes(path, options)`` reads it for ``compare`` (a ``Comparable``), ``options`` being compare's
+    ``-S KEY=VALUE`` settings, each a name of ``options`` (name -> its one-line help).
     """
 
     title: str
@@ -159,6 +206,8 @@ class FormatHooks:
     render: Callable[[dict[str, Any]], list[Any]]
     write: Callable[[Path, Episodes, RunConfig], tuple[int, list[str]]] | None = None
     verify: Callable[[Path, PolicyLender], VerifyResult] | None = None
+    episodes: Callable[[Path, Mapping[str, str]], Comparable] | None = None
+    options: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

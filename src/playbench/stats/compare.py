@@ -1,4 +1,7 @@
-"""Paired comparison of two runs: mean difference, bootstrap CI, Wilcoxon test; unpaired fallback."""
+"""Paired comparison of two sides: mean difference, bootstrap CI, Wilcoxon test; unpaired fallback.
+
+The same for an aggregate over strata (BALROG's mean of environment means), resampled within each stratum.
+"""
 
 import math
 from collections.abc import Sequence
@@ -63,4 +66,107 @@ def unpaired(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
                 out["p_value"] = float(_st.ttest_ind(b, a, equal_var=False).pvalue)
             else:
                 out["p_value"] = 1.0 if diff == 0 else 0.0
+    return out
+
+
+# -- an aggregate over strata: BALROG's figure (the mean over environments of each one's mean) ----------------
+
+#: Values drawn at once by the stratified resampling (resamples x a stratum's size), to bound memory.
+_CHUNK = 2_000_000
+
+
+def aggregate(groups: Sequence[Sequence[float]]) -> float | None:
+    """The mean over ``groups`` of each group's mean (None without a non-empty group)."""
+    means = [float(np.mean(g)) for g in groups if len(g)]
+    return float(np.mean(means)) if means else None
+
+
+def _resampled_aggregate(groups: Sequence[np.ndarray], rng: np.random.Generator, resamples: int,
+                         signs: bool = False) -> np.ndarray:
+    """The aggregate of ``resamples`` resamples, each group resampled within itself (or its signs flipped)."""
+    total = np.zeros(resamples)
+    for values in groups:
+        n = len(values)
+        step = max(1, _CHUNK // n)
+        for start in range(0, resamples, step):
+            rows = min(resamples, start + step) - start
+            if signs:
+                drawn = values * rng.choice((-1.0, 1.0), size=(rows, n))
+            else:
+                drawn = values[rng.integers(0, n, size=(rows, n))]
+            total[start:start + rows] += drawn.mean(axis=1)
+    return total / len(groups)
+
+
+def stratified_paired_ci(diffs: Sequence[Sequence[float]], resamples: int = 10_000,
+                         seed: int = 0) -> list[float | None]:
+    """95% percentile bootstrap CI of the aggregate of paired differences, pairs resampled within their group."""
+    groups = [np.asarray(d, dtype=float) for d in diffs if len(d)]
+    if not groups:
+        return [None, None]
+    means = _resampled_aggregate(groups, np.random.default_rng(seed), resamples)
+    return [float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))]
+
+
+def stratified_sign_flip_p(diffs: Sequence[Sequence[float]], resamples: int = 10_000, seed: int = 0) -> float | None:
+    """Two-sided p of the aggregate of paired differences by random sign flips (1.0 when every difference is 0).
+
+    Under "no difference" each pair's difference is as likely negative as positive; flipping signs within
+    every group keeps the groups' sizes, so the test weighs groups as the aggregate does.
+    """
+    groups = [np.asarray(d, dtype=float) for d in diffs if len(d)]
+    if not groups:
+        return None
+    if all(not g.any() for g in groups):
+        return 1.0
+    observed = abs(float(np.mean([g.mean() for g in groups])))
+    flipped = np.abs(_resampled_aggregate(groups, np.random.default_rng(seed), resamples, signs=True))
+    # a relative tolerance so that a flip equal to the observed value in exact arithmetic counts as reaching it
+    reached = int(np.count_nonzero(flipped >= observed * (1 - 1e-9)))
+    return (1 + reached) / (1 + resamples)
+
+
+def paired_aggregate(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> dict[str, Any]:
+    """Statistics of ``aggregate(b) - aggregate(a)`` over aligned groups of aligned pairs.
+
+    The interval is a bootstrap of pairs resampled within their group (stratified), the p-value a stratified
+    sign-flip test; both seeded, so a comparison is a pure function of its scores.
+    """
+    diffs = [[y - x for x, y in zip(ga, gb, strict=True)] for ga, gb in zip(a, b, strict=True)]
+    mean_a, mean_b = aggregate(a), aggregate(b)
+    return {
+        "paired": True,
+        "n": sum(len(d) for d in diffs),
+        "groups": sum(1 for d in diffs if d),
+        "mean_a": mean_a,
+        "mean_b": mean_b,
+        "mean_diff": aggregate(diffs),
+        "ci95": stratified_paired_ci(diffs),
+        "test": "stratified sign-flip",
+        "p_value": stratified_sign_flip_p(diffs),
+    }
+
+
+def unpaired_aggregate(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], resamples: int = 10_000,
+                       seed: int = 0) -> dict[str, Any]:
+    """``aggregate(b) - aggregate(a)`` over groups both sides hold, for sides that share no episode.
+
+    Each side is resampled within each group on its own (a stratified bootstrap of independent samples);
+    there is no p-value.
+    """
+    kept = [(np.asarray(ga, dtype=float), np.asarray(gb, dtype=float)) for ga, gb in zip(a, b, strict=True)
+            if len(ga) and len(gb)]
+    out: dict[str, Any] = {"paired": False, "n": 0, "n_a": sum(len(ga) for ga, _ in kept),
+                           "n_b": sum(len(gb) for _, gb in kept), "groups": len(kept),
+                           "test": "stratified bootstrap (unpaired)", "mean_a": None, "mean_b": None,
+                           "mean_diff": None, "ci95": [None, None], "p_value": None}
+    if not kept:
+        return out
+    mean_a = float(np.mean([ga.mean() for ga, _ in kept]))
+    mean_b = float(np.mean([gb.mean() for _, gb in kept]))
+    rng = np.random.default_rng(seed)
+    drawn_a = _resampled_aggregate([ga for ga, _ in kept], rng, resamples)
+    drawn_b = _resampled_aggregate([gb for _, gb in kept], rng, resamples)
+    out.update(mean_a=mean_a, mean_b=mean_b, mean_diff=mean_b - mean_a,
+               ci95=[float(np.percentile(drawn_b - drawn_a, 2.5)), float(np.percentile(drawn_b - drawn_a, 97.5))])
     return out

@@ -1,7 +1,8 @@
 """BALROG's submission folder as a declared folder format (``Suite(formats={"balrog": ...:FORMAT})``).
 
-``report`` reads and shows such a folder, ``export --format balrog`` writes one from a run and ``verify``
-re-plays one, each through ``FORMAT``: the folder's layout is ``submission.py``'s, its re-play ``verify.py``'s.
+``report`` reads and shows such a folder, ``export --format balrog`` writes one from a run, ``verify``
+re-plays one and ``compare`` pairs its episodes by seed, each through ``FORMAT``: the folder's layout is
+``submission.py``'s, its re-play ``verify.py``'s, what compare reads ``compared.py``'s.
 """
 
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any
 
 from playbench.core.records import RunConfig
 from playbench.core.suite import Episodes, FormatHooks
-from playbench.suites.balrog import submission
+from playbench.suites.balrog import compared, submission
 from playbench.suites.balrog.verify import verify_submission
 
 
@@ -51,7 +52,10 @@ def render(result: dict[str, Any]) -> list[Any]:
 
 def write(folder: Path, episodes: Episodes, config: RunConfig) -> tuple[int, list[str]]:
     """Write a run's BALROG episodes as the submission ``folder``: ``(episodes written, notes on what was left out)``."""
-    written = submission.write_submission(folder, episodes, submission.agent_config(config.agent, config.agent_params),
+    params = dict(config.agent_params)
+    if "max_image_history" in params and not any(task.params.get("images") is True for task in config.tasks):
+        params["max_image_history"] = 0  # no task sent images: BALROG states a text-only run so
+    written = submission.write_submission(folder, episodes, submission.agent_config(config.agent, params),
                                           submission.client_config(config.model, config.model_params))
     notes = []
     if written.other_tasks:
@@ -64,4 +68,4 @@ def write(folder: Path, episodes: Episodes, config: RunConfig) -> tuple[int, lis
 
 
 FORMAT = FormatHooks(title="BALROG submission", detect=submission.is_submission, read=submission.read_submission,
-                     render=render, write=write, verify=verify_submission)
+                     render=render, write=write, verify=verify_submission, episodes=compared.episodes)

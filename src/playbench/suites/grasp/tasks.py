@@ -74,5 +74,6 @@ def check_facts(task: Task) -> list[str]:
 
 SUITE = Suite(name="grasp", tasks=tuple(build_task(row) for row in TASKS), check_facts=check_facts,
               summary="playbench.suites.grasp.summary:SUMMARY", pictures="playbench.suites.grasp.pictures:PICTURES",
+              formats={"grasp": "playbench.suites.grasp.published:FORMAT"},
               commands=(Command("grasp", "GRASP tools that work on the official data files.",
                                 "playbench.suites.grasp.cli:group"),))

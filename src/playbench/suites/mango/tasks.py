@@ -113,5 +113,6 @@ SUITE = Suite(
     check_facts=check_facts,
     summary="playbench.suites.mango.summary:SUMMARY",
     pictures="playbench.suites.mango.pictures:PICTURES",
+    formats={"mango": "playbench.suites.mango.published:FORMAT"},
     commands=(Command("mango", "MANGO tools: skeletons, stats, score, compare.", "playbench.suites.mango.cli:group"),),
 )

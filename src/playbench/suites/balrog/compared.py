@@ -1,0 +1,142 @@
+"""A BALROG submission folder read for ``compare``: each episode's task, seed and progression, and the protocol.
+
+What pairs: an episode file's ``seed`` with a playbench record's ``seed`` (``EpisodeRecord.seed``, the seed the
+game was reset with, which ``export --format balrog`` writes as the file's ``seed``), within the playbench task
+the file's environment folder and ``task`` name (``BabyAI-MixedTrainLocal-v0/goto``) stand for
+(``balrog/babyai/goto``). A run plays BALROG's instance exactly when its record holds that seed. The score is
+the file's ``progression`` (0 when absent, as BALROG counts it).
+
+The protocol is read from the files' ``agent`` and ``client`` blocks: the model's ``generate_kwargs``
+(temperature, max_tokens), the agent type, its text and image history and, where the block states it,
+playbench's ``compat``; a block without ``compat`` is BALROG's own code, whose parsing is playbench's compat.
+A setting the episode files disagree on is shown as ``mixed``. The date is ``metadata.yaml``'s, else the
+leaderboard folder name's (``20241030_...``).
+"""
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from playbench.core.errors import PlaybenchError
+from playbench.core.records import EpisodeRecord
+from playbench.core.suite import NOT_SENT, Comparable, ComparedEpisode
+from playbench.suites.balrog import submission
+from playbench.suites.balrog.facts import TASKS
+
+#: BALROG's strategy names -> playbench's agents (``submission.AGENT_TYPES`` read backwards).
+AGENTS = {balrog: ours for ours, balrog in submission.AGENT_TYPES.items()}
+#: Agent types BALROG's own evaluator runs: without a ``compat`` key, their parsing is BALROG's (compat).
+BALROG_STRATEGIES = frozenset({"naive", "cot", "robust_naive", "robust_cot", "few_shot"})
+_DATE = re.compile(rb"^date:\s*[\"']?(\d{4}-\d{2}-\d{2})", re.MULTILINE)
+_NAME_DATE = re.compile(r"^(\d{4})(\d{2})(\d{2})_")
+
+
+def _task_ids() -> dict[tuple[str, str], str]:
+    """(BALROG env folder, BALROG task name) -> playbench task id."""
+    return {(row.env, name): row.id for row in TASKS for name in (row.name, *row.aliases)}
+
+
+def _scalar(value: Any) -> Any:
+    """A stated value kept if it is a JSON scalar, else short text (a folder may hold anything)."""
+    return value if value is None or isinstance(value, str | int | float | bool) else str(value)[:80]
+
+
+def episode_settings(agent: Any, client: Any) -> dict[str, Any]:
+    """The protocol one episode file's ``agent`` and ``client`` blocks state, in compare's names."""
+    out: dict[str, Any] = {}
+    if isinstance(client, dict) and client.get("model_id"):
+        kwargs = client.get("generate_kwargs")
+        kwargs = kwargs if isinstance(kwargs, dict) else {}
+        out["temperature"] = _scalar(kwargs.get("temperature", NOT_SENT))
+        out["max_tokens"] = _scalar(kwargs.get("max_tokens", kwargs.get("max_completion_tokens", NOT_SENT)))
+    if not isinstance(agent, dict):
+        return out
+    kind = agent.get("type")
+    if isinstance(kind, str):
+        out["agent"] = AGENTS.get(kind, kind)
+    history = agent.get("max_text_history", agent.get("max_history"))  # BALROG's newer name, then its older
+    if history is not None:
+        out["history"] = _scalar(history)
+    if "max_image_history" in agent:
+        out["images"] = _scalar(agent["max_image_history"])
+    if "compat" in agent:  # written by playbench's export: its own switch
+        out["parsing"] = "compat" if agent["compat"] is True else "default"
+    elif kind in BALROG_STRATEGIES:
+        out["parsing"] = "compat"
+    return out
+
+
+def _agreed(per_episode: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each setting as every episode states it, or ``mixed: a, b`` when they disagree."""
+    out: dict[str, Any] = {}
+    for name in dict.fromkeys(k for settings in per_episode for k in settings):
+        values = Counter(repr(s.get(name)) for s in per_episode)
+        if len(values) == 1:
+            out[name] = per_episode[0].get(name)
+        else:
+            out[name] = "mixed: " + ", ".join(sorted(values))[:80]
+    return out
+
+
+def _date(folder: Path) -> str | None:
+    try:
+        found = _DATE.search(submission.read_bytes(folder, "metadata.yaml"))
+    except (OSError, PlaybenchError):
+        found = None
+    if found:
+        return found.group(1).decode()
+    named = _NAME_DATE.match(Path(folder).resolve().name)
+    return "-".join(named.groups()) if named else None
+
+
+def _seed(record: EpisodeRecord) -> int:
+    return record.seed
+
+
+def episodes(folder: Path, options: Mapping[str, str]) -> Comparable:
+    """The folder's episodes keyed by seed, its protocol and what was left out (``FormatHooks.episodes``)."""
+    folder = Path(folder)
+    logs = submission.read_episodes(folder)  # every file checked, links refused
+    if not logs:
+        raise PlaybenchError(f"{folder}: no episode files (a published summary alone): nothing to pair")
+    ids = _task_ids()
+    found: list[ComparedEpisode] = []
+    unknown: Counter[str] = Counter()
+    unseeded = 0
+    stated: list[dict[str, Any]] = []
+    for env, env_logs in logs.items():
+        for log in env_logs:
+            task = ids.get((env, str(log.get("task"))))
+            seed = log.get("seed")
+            if task is None:
+                unknown[f"{env}/{str(log.get('task'))[:60]}"] += 1
+            elif isinstance(seed, bool) or not isinstance(seed, int):
+                unseeded += 1
+            else:
+                found.append(ComparedEpisode(task, seed, float(log.get("progression", 0.0))))
+                stated.append(episode_settings(log.get("agent"), log.get("client")))
+    notes = []
+    if unknown:
+        notes.append(f"{sum(unknown.values())} episodes of tasks playbench does not have, left out: "
+                     + ", ".join(sorted(unknown)[:3]) + (" …" if len(unknown) > 3 else ""))
+    if unseeded:
+        notes.append(f"{unseeded} episode files hold no seed, left out (nothing to pair them by)")
+    settings = _agreed(stated)
+    date = _date(folder)
+    if date is not None:
+        settings["date"] = date
+    model = next((s for s in _models(logs)), None)
+    agent = settings.get("agent")
+    label = " + ".join(str(x) for x in (model, agent) if x) or folder.name
+    return Comparable(label=label, episodes=tuple(found), key="seed", run_key=_seed,
+                      unpairable="it holds no seed", settings=settings, notes=tuple(notes))
+
+
+def _models(logs: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The model ids the episode files' client blocks name, in order of first appearance."""
+    clients = [log.get("client") for env_logs in logs.values() for log in env_logs]
+    names = ("/".join(str(part) for part in (c.get("client_name"), c.get("model_id")) if part)
+             for c in clients if isinstance(c, dict) and c.get("model_id"))
+    return list(dict.fromkeys(name[:80] for name in names))
