@@ -16,6 +16,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 import playbench
 from playbench.inspect import suite_summary
+from playbench.inspect.events import episode_record, step_data
 from playbench.inspect.messages import message_dicts
 from playbench.inspect.scoring import score_value
 from playbench.report.build import build_report
@@ -89,9 +90,14 @@ def test_inspect_sends_the_runs_requests_and_scores_as_the_run(task: str, tmp_pa
         expected = score_value(record)
         assert value.keys() == expected.keys() and all(same(value[k], expected[k]) for k in expected)
         assert same(value["score"], math.nan if record.score is None else record.score)
-        kept = score.metadata["record"]  # type: ignore[index]
-        assert {k: v for k, v in kept.items() if k not in VOLATILE} == \
-            record.model_dump(mode="json", exclude=VOLATILE)
+        kept = episode_record(sample.events)
+        assert kept is not None
+        assert kept.model_dump(mode="json", exclude=VOLATILE) == record.model_dump(mode="json", exclude=VOLATILE)
+        # each turn's event says what the run's step says (progress: the run keeps the last one only)
+        turns = [e.data for e in sample.events if e.event == "info" and "step" in e.data]  # type: ignore[operator]
+        steps = trajectories[str(sample.id)]
+        assert turns == [step_data(s, t["progress"]) for s, t in zip(steps, turns, strict=True)]  # type: ignore[index,call-overload]
+        assert turns[-1]["progress"] == record.progress  # type: ignore[index,call-overload]
     # the suite's own aggregate from the log is the run report's
     report = build_report(store)
     summary = suite_summary(full)

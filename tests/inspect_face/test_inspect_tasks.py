@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai.event import InfoEvent
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.seeding import episode_seed
 from playbench.inspect import suite_summary
+from playbench.inspect.events import episode_record
 from playbench.inspect.messages import message_dicts
 from playbench.rl import ChatEnv
 
@@ -41,10 +43,22 @@ def test_inspect_cli_runs_a_balrog_task_one_sample_per_episode(inspect_env: dict
     for n, sample in enumerate(log.samples):
         assert sample.metadata == {"task": "balrog/babyai/goto", "index": n, "seed": episode_seed(3, "balrog/babyai/goto", n),
                                    "base_seed": 3, "agent": "naive"}
-        record = sample.scores["playbench_score"].metadata["record"]  # type: ignore[index]
-        assert record["status"] == "ok" and record["steps"] == 4  # mockllm's one answer is no action: the step limit
-        assert len([e for e in sample.events if e.event == "model"]) == 4
-        assert sample.store["playbench/steps"][-1]["raw_output"] == "Default output from mockllm/model"
+        record = episode_record(sample.events)
+        assert record is not None and record.status == "ok"
+        assert record.steps == 4  # mockllm's one answer is no action: the step limit
+        # each model call is followed by the game's side of that turn; the episode's record closes the solver
+        played = [e for e in sample.events if e.event in ("model", "info", "store")]
+        assert [e.event for e in played] == ["model", "info"] * 4 + ["info"]
+        turns = [e.data for e in played if isinstance(e, InfoEvent)][:-1]
+        assert [t["step"] for t in turns] == [0, 1, 2, 3]  # type: ignore[index,call-overload]
+        for turn in turns:
+            assert isinstance(turn, dict)
+            assert turn["parsed"] == "Default output from mockllm/model" and turn["action"] is None
+            assert turn["valid"] is False and turn["executed"] == "go forward"  # BabyAI's default action
+            assert turn["reward"] == 0.0 and turn["progress"] == 0.0
+        assert [t["done"] for t in turns] == [False, False, False, True]  # type: ignore[index,call-overload]
+        assert sample.store == {}  # nothing kept twice: no store event
+        assert sample.scores["playbench_score"].answer == "Default output from mockllm/model"  # type: ignore[index]
     names = {s.name for s in log.results.scores}  # type: ignore[union-attr]
     assert {"score", "completion", "progress", "playbench_score"} <= names
     assert set(suite_summary(log)) == {"balrog"}
@@ -56,7 +70,8 @@ def test_inspect_cli_passes_task_parameters_and_runs_groups(inspect_env: dict[st
     assert log.samples is not None and len(log.samples) == 1
     params = log.eval.metadata["playbench"]["tasks"][0]["params"]  # type: ignore[index]
     assert params["compat"] is True and params["max_steps"] == 3
-    assert log.samples[0].scores["playbench_score"].metadata["record"]["steps"] == 3  # type: ignore[index]
+    record = episode_record(log.samples[0].events)
+    assert record is not None and record.steps == 3
 
     log = inspect_cli(inspect_env, tmp_path / "b", "playbench/group", "-T", "group=mango/df,grasp/energy",
                       "-T", "episodes=1")

@@ -11,15 +11,14 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from inspect_ai.log import transcript
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord
+from playbench.inspect.events import is_episode_event, record_in
 
-#: where the solver keeps the episode in the sample's store
-RECORD_KEY = "playbench/record"
-STEPS_KEY = "playbench/steps"
-CONFIG_KEY = "playbench/config"
 #: the keys every score value holds
 FIXED = ("score", "completion", "progress")
 
@@ -46,12 +45,11 @@ def score_value(record: EpisodeRecord) -> dict[str, float]:
 
 
 def episode_score(record: EpisodeRecord, answer: str | None) -> Score:
-    """The Inspect ``Score`` of a finished episode; its metadata holds the whole record (``timing`` aside)."""
+    """The Inspect ``Score`` of a finished episode (its record is the transcript's end event, not repeated here)."""
     explanation = f"{record.status}: {record.steps} steps, {record.invalid_actions} invalid actions"
     if record.error:
         explanation += f"; {record.error}"
-    return Score(value=score_value(record), answer=answer, explanation=explanation,
-                 metadata={"status": record.status, "record": record.model_dump(mode="json", exclude={"timing"})})
+    return Score(value=score_value(record), answer=answer, explanation=explanation, metadata={"status": record.status})
 
 
 @metric
@@ -76,10 +74,12 @@ def suite_metrics() -> Metric:
 
 @scorer(metrics=[{key: [mean(), stderr()] for key in FIXED}, suite_metrics()])
 def playbench_score() -> Scorer:
-    """The suite's score of the episode the solver played (kept in the sample's store)."""
+    """The suite's score of the episode the solver played (its record, the transcript's end event)."""
     async def score(state: TaskState, target: Target) -> Score:
-        record = EpisodeRecord.model_validate(state.store.get(RECORD_KEY))
-        steps = state.store.get(STEPS_KEY) or []
-        return episode_score(record, steps[-1].get("raw_output") if steps else None)
+        event = transcript().history.find_last(is_episode_event)
+        record = None if event is None else record_in(event)
+        if record is None:
+            raise PlaybenchError(f"sample {state.sample_id}: no playbench episode ended in its transcript")
+        return episode_score(record, state.output.completion if state.output else None)
 
     return score

@@ -3,18 +3,19 @@
 Each request the agent builds is converted to Inspect's messages as is (``messages.to_inspect``) and sent
 with ``get_model().generate``, so Inspect's provider, connection limit, retries, cache and batch mode
 apply and every call is a model event of the sample's transcript. The answer's text goes back to the
-episode; the runner's own loop parses it, plays the game and scores, as in ``playbench eval``.
+episode; the runner's own loop parses it, plays the game and scores, as in ``playbench eval``. Beside the
+model calls the transcript gets the game's side of each turn and then the episode's record (``events``).
 """
 
 import dataclasses
-from typing import Any
 
+from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from playbench.core.errors import PlaybenchError
+from playbench.inspect.events import SOURCE, episode_data, step_data
 from playbench.inspect.messages import to_inspect
-from playbench.inspect.scoring import CONFIG_KEY, RECORD_KEY, STEPS_KEY
 from playbench.rl.chat_env import ChatEnv, EnvSpec
 
 
@@ -37,8 +38,8 @@ def play_episode(specs: dict[str, EnvSpec]) -> Solver:
             raise PlaybenchError(f"sample {state.sample_id}: task {meta.get('task')!r} is not one of this eval's")
         model = get_model()
         env = ChatEnv.from_spec(for_model(spec, str(state.model)), int(meta["index"]))
-        steps: list[dict[str, Any]] = []
         last: list[ChatMessage] = []
+        logged = 0
         try:
             await env.areset()
             while env.request is not None:
@@ -47,14 +48,15 @@ def play_episode(specs: dict[str, EnvSpec]) -> Solver:
                 state.output = output
                 last = [*last, ChatMessageAssistant(content=output.completion, model=output.model)]
                 result = await env.astep(output.completion)
-                if result.info["game_step"]:
-                    steps.append(env.steps()[-1].model_dump(mode="json", exclude={"timing", "messages"}))
-                    state.store.set(STEPS_KEY, steps)
+                steps = env.steps()
+                for step in steps[logged:]:  # the game's side of the turn, beside its model call
+                    progress = result.info.get("progress") if step is steps[-1] else None
+                    transcript().info(step_data(step, progress), source=SOURCE)
+                logged = len(steps)
         finally:
             await env.aclose()
         record = env.record()
-        state.store.set(CONFIG_KEY, env.spec.config.model_dump(mode="json"))
-        state.store.set(RECORD_KEY, record.model_dump(mode="json", exclude={"timing"}))
+        transcript().info(episode_data(record), source=SOURCE)
         state.messages = last
         if record.status == "infra-error":
             raise EpisodeFault(f"{record.task} #{record.index}: infra-error: {record.error}")

@@ -1,6 +1,6 @@
 """A suite's own aggregate from an Inspect log: the episodes' records rebuilt, the suite's summary called.
 
-Each sample's score keeps its episode's record (``Score.metadata["record"]``), so ``suite_summary`` gives
+Each sample's transcript ends its episode with the record (``events.py``), so ``suite_summary`` gives
 what ``playbench report`` shows under the suite's name (BALROG's progression table, SmartPlay's normalised
 score and capability errors) from the same records. A sample that ended in an Inspect error has no record:
 it is counted as scheduled and missing, as a run's missing episode is.
@@ -13,6 +13,7 @@ from inspect_ai.log import EvalLog
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord
+from playbench.inspect.events import episode_record
 from playbench.report.build import suite_of, summary_hooks
 
 
@@ -27,11 +28,9 @@ def episode_records(log: EvalLog) -> tuple[dict[str, list[EpisodeRecord]], dict[
         if not isinstance(task, str):
             continue  # not a playbench sample
         scheduled[task] += 1
-        for score in (sample.scores or {}).values():
-            kept = (score.metadata or {}).get("record")
-            if isinstance(kept, dict) and sample.error is None:
-                records[task].append(EpisodeRecord.model_validate(kept))
-                break
+        record = episode_record(sample.events) if sample.error is None else None
+        if record is not None:
+            records[task].append(record)
     return dict(records), dict(scheduled)
 
 

@@ -9,34 +9,70 @@ another suite. ``-T episodes=N`` (default: the task's own count, or the group's 
 ``key=value`` or a YAML mapping) and ``-T model_params=...`` (``-M`` settings the agent reads,
 e.g. ``context_window``) are the ``playbench eval`` options; every other ``-T key=value`` is the task's
 own parameter (``-T max_steps=50``, ``-T compat=true``). Validation is ``playbench eval``'s: a bad
-request is one line (PlaybenchError) before any sample runs (a ``-T episodes`` beyond ``MAX_EPISODES``
-included), and Inspect's command line prints that line alone (with its display off, ``--display none``,
-it prints the error with its traceback, as it prints any other).
+request (an unknown id, an engine not installed, a bad parameter, ``-T episodes`` beyond ``MAX_EPISODES``)
+is a PlaybenchError before any sample runs, which Inspect's command line prints as its line alone, whatever
+its display (``refuse``).
+
+Loading this module (Inspect does when it looks up ``playbench/...``) primes tiktoken's default cache from
+bpe-openai's copy, so Inspect's token estimates need no download (``offline.prime_default_cache``).
 """
 
+import sys
 from collections.abc import Mapping
+from types import TracebackType
 from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.util import display_type
+from rich.markup import escape
 
 from playbench.api.config import build_config, key_value_items
 from playbench.core.errors import PlaybenchError
 from playbench.core.registry import resolve_members
 from playbench.core.seeding import episode_seed
+from playbench.inspect.offline import prime_default_cache
 from playbench.inspect.scoring import playbench_score
 from playbench.inspect.solver import play_episode
 from playbench.rl.chat_env import EnvSpec, env_spec
 
+prime_default_cache()
+
 
 class Refused(PlaybenchError, PrerequisiteError):
-    """A bad request: a PlaybenchError that Inspect's command line prints as its line alone, not a traceback."""
+    """A bad request: a PlaybenchError that Inspect treats as a prerequisite error (no traceback).
+
+    ``message`` is what Inspect's own hook prints, through rich: escaped, so that an install command's
+    ``[babyai]`` is not read as markup and dropped.
+    """
 
     def __init__(self, message: str) -> None:
         PlaybenchError.__init__(self, message)
-        self.message = message
+        self.message = escape(message)
+
+
+_inspects_hook = sys.excepthook
+
+
+def _print_refusal(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+    """A refusal that nothing caught: its line alone on stderr; anything else goes to the hook found before."""
+    if isinstance(exc, Refused):
+        print(f"error: {exc}", file=sys.stderr)
+    else:
+        _inspects_hook(kind, exc, tb)
+
+
+def refuse(error: PlaybenchError) -> Refused:
+    """``error`` as a ``Refused``, and the process set to print it as one line if nothing catches it.
+
+    Inspect's own hook prints a prerequisite error through rich, which wraps it at the terminal's width and
+    prints nothing under ``--display none``; so the hook Inspect has set (it does before loading tasks) is
+    wrapped once, passing everything else on to it.
+    """
+    global _inspects_hook
+    if sys.excepthook is not _print_refusal:
+        _inspects_hook, sys.excepthook = sys.excepthook, _print_refusal
+    return Refused(str(error))
 
 
 def _names(value: Any, option: str) -> tuple[str, ...]:
@@ -67,9 +103,7 @@ def build_task(names: Any, suite: str | None, episodes: int | None, seed: int, a
     try:
         return _build_task(names, suite, episodes, seed, agent, agent_params, model_params, task_params)
     except PlaybenchError as exc:
-        if display_type() == "none":  # Inspect then prints no PrerequisiteError at all: the plain error says it
-            raise
-        raise Refused(str(exc)) from None
+        raise refuse(exc) from None
 
 
 def _build_task(names: Any, suite: str | None, episodes: int | None, seed: int, agent: str, agent_params: Any,
