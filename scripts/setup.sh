@@ -14,3 +14,8 @@ python3 -m venv "$venv"
 # OpenEnv for tests/rl/test_openenv.py, without its web UI's gradio (which caps pillow below 13); its other
 # needs are in the test extra (see the [openenv] extra in pyproject.toml).
 case ",$extras," in *,test,*) "$venv/bin/python" -m pip install -q --no-deps "openenv-core>=0.3,<0.4" ;; esac
+# The [inspect] extra's openai (>=3.4, which Inspect's OpenAI providers need and verifiers in `all` caps below 3),
+# in a folder of its own: tests/inspect_face puts it in front for the `inspect eval --model openai/...` it runs,
+# making the Inspect environment docs/inspect.md describes. openai's own needs are in this environment already.
+case ",$extras," in *,test,*) "$venv/bin/python" -m pip install -q --no-deps --upgrade --target "$venv/inspect-openai" \
+  "openai>=3.4,<4" ;; esac
