@@ -17,7 +17,7 @@ from playbench.log import read_run
 from playbench.models import Message, ModelSettings, create_model
 from playbench.models.errors import RetryableError
 from playbench.models.fakeserver import FakeServer, _format_of
-from playbench.models.pricing import PRICES, Price, price_for, token_cost_usd
+from playbench.models.pricing import Price, Rates, price_for, token_cost_usd
 from playbench.models.providers.anthropic import AnthropicProvider
 from playbench.models.providers.google import GoogleProvider
 from playbench.models.providers.openai import OpenAIProvider
@@ -64,10 +64,16 @@ def test_recorded_answers_give_cached_tokens_and_every_prompt_token(provider: st
     assert ("cache_write_tokens" in usage) == (written is not None)
 
 
+def _listed(model: str) -> Price:
+    price = price_for(model, GenerateConfig())
+    assert price is not None
+    return price
+
+
 def test_cost_uses_the_cached_rates_of_the_price_table() -> None:
-    assert PRICES["gpt-4o-mini"] == Price(0.15, 0.60, 0.075, 0.15, 0.5)
-    assert PRICES["claude-3-5-haiku-20241022"] == Price(0.80, 4.00, 0.08, 1.00, 0.5)
-    assert PRICES["gemini-1.5-flash"] == Price(0.075, 0.30, 0.01875, 0.075, 0.5)
+    assert _listed("openai/gpt-4o-mini").live == Rates(0.15, 0.60, 0.075, 0.15)
+    assert _listed("anthropic/claude-3-5-haiku-20241022").live == Rates(0.80, 4.00, 0.08, 1.00)
+    assert _listed("google/gemini-1.5-flash").live == Rates(0.075, 0.30, 0.01875, 0.075)
     micro = {}
     with Recorded() as srv:
         for provider in RECORDED:
@@ -77,10 +83,12 @@ def test_cost_uses_the_cached_rates_of_the_price_table() -> None:
     assert micro["openai"] == round((2342 - 2176) * 0.15 + 2176 * 0.075 + 3 * 0.60)  # 190
     assert micro["anthropic"] == round(214 * 0.80 + 2048 * 0.08 + 96 * 1.00 + 5 * 4.00)  # 451
     assert micro["google"] == round((2350 - 2037) * 0.075 + 2037 * 0.01875 + 3 * 0.30)  # 63
-    # the same tokens uncached, and as a provider batch (half of everything)
-    price = PRICES["gpt-4o-mini"]
+    # the same tokens uncached, and as a provider batch (OpenAI's batch table: half the input and output rates,
+    # no cached rate of its own, so cached input keeps its rate)
+    price = _listed("openai/gpt-4o-mini")
     assert token_cost_usd(price, 2342, 3) == pytest.approx((2342 * 0.15 + 3 * 0.60) / 1e6)
-    assert token_cost_usd(price, 2342, 3, 2176, batch=True) == pytest.approx(micro["openai"] / 2e6, rel=1e-2)
+    assert token_cost_usd(price, 2342, 3, 2176, batch=True) == pytest.approx(
+        ((2342 - 2176) * 0.075 + 2176 * 0.075 + 3 * 0.30) / 1e6)
 
 
 def test_given_prices_price_cached_tokens_at_the_input_rate_unless_told() -> None:
@@ -88,7 +96,7 @@ def test_given_prices_price_cached_tokens_at_the_input_rate_unless_told() -> Non
     assert plain is not None and (plain.cache_read, plain.cache_write) == (2.0, 2.0)
     told = price_for("x", GenerateConfig(price_input=2.0, price_output=8.0, price_cache_read=0.5))
     assert told is not None and (told.cache_read, told.cache_write) == (0.5, 2.0)
-    assert price_for("gpt-4o", GenerateConfig()) == PRICES["gpt-4o"] and price_for("x", GenerateConfig()) is None
+    assert _listed("openai/gpt-4o").live == Rates(2.50, 10.00, 1.25, 2.50) and price_for("x", GenerateConfig()) is None
 
 
 def test_unreported_cache_is_unknown_not_zero() -> None:
@@ -177,7 +185,7 @@ def test_a_run_reports_cached_tokens_hit_rate_and_cost_at_cached_prices(tmp_path
     assert usage["cache_write_tokens"] == sum(s.usage["cache_write_tokens"] for s in steps) > 0
     assert usage["cache_hit_rate"] == pytest.approx(usage["cache_read_tokens"] / usage["input_tokens"])
     assert 0 < usage["cache_hit_rate"] < 1
-    price = PRICES["claude-3-5-haiku-20241022"]
+    price = _listed("anthropic/claude-3-5-haiku-20241022")
     cached = token_cost_usd(price, usage["input_tokens"], usage["output_tokens"], usage["cache_read_tokens"],
                             usage["cache_write_tokens"])
     assert usage["cost_usd"] == pytest.approx(cached, abs=1e-5)
@@ -224,7 +232,7 @@ def test_dry_run_shows_live_cached_and_batch_estimates_side_by_side() -> None:
     assert 0 < task.cache_read_tokens < task.input_tokens and task.cache_write_tokens == 0
     live, cached, batch = est.cost_usd(), est.cost_usd(cached=True), est.cost_usd(batch=True)
     assert live is not None and cached is not None and batch is not None
-    assert cached == pytest.approx(token_cost_usd(PRICES["gpt-4o-mini"], task.input_tokens, task.output_tokens,
+    assert cached == pytest.approx(token_cost_usd(_listed("openai/gpt-4o-mini"), task.input_tokens, task.output_tokens,
                                                   task.cache_read_tokens))
     assert cached < live and batch == pytest.approx(live / 2)
     shown = est.to_dict()

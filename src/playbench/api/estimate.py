@@ -8,8 +8,9 @@ built (system prompt, manual, history, strategy text) is counted with the local 
 the probe are taken to be as long as its last request (history windows stop the growth; where history
 keeps growing, this is a lower bound). When the probe cannot run, the first observation's text is
 counted instead (noted). Output tokens per call are ``-M max_tokens`` when given, else a typical answer
-length for the agent. Cost uses the model's list price (``models/pricing.py``) or ``-M price_input/
-price_output``; it is unknown (None) otherwise. No real model is called.
+length for the agent. Cost uses the model's list price (``models/pricing.py``: the ``genai-prices`` data, a
+request whose prompt is past a tier's threshold at that tier's rates) or ``-M price_input/price_output``; it is
+unknown (None) otherwise. No real model is called.
 
 Every figure comes twice: at most (every episode runs to its step limit) and typical (episodes as long as
 the task's facts row says a typical one is, ``typical_steps``, where it declares one; at the limit
@@ -20,7 +21,7 @@ dry run of any group takes seconds.
 Beside the live cost come two more: *cached*, with the input tokens the provider's prompt cache would serve
 and store priced at its rates (the probe's requests replayed through a simulated prefix cache with the
 provider's rules: Anthropic's breakpoints, a 1,024-token minimum; later steps reuse no more than the probe's
-least-reusing step), and *batch*, the live figure at the providers' batch discount.
+least-reusing step), and *batch*, the live figure at the model's batch rates.
 """
 
 import asyncio
@@ -127,17 +128,20 @@ class Estimate:
 
         ``typical``: with episodes of typical length; else every episode at its step limit (at most).
         ``cached``: the prompt-cache reads and writes at their prices; ``batch``: at the provider's batch rate.
+        Each task's requests are priced at the tier their prompt length (its input tokens per call) falls in.
         """
         from playbench.models.pricing import token_cost_usd
 
         if self.price is None:
             return None
-        rows = [task] if task else self.tasks
         pre = "typical_" if typical else ""
-        tin, tout = (sum(getattr(t, f"{pre}{k}") for t in rows) for k in ("input_tokens", "output_tokens"))
-        read = sum(getattr(t, f"{pre}cache_read_tokens") for t in rows) if cached else 0
-        write = sum(getattr(t, f"{pre}cache_write_tokens") for t in rows) if cached else 0
-        return token_cost_usd(self.price, tin, tout, read, write, batch)
+        total = 0.0
+        for t in [task] if task else self.tasks:
+            read = getattr(t, f"{pre}cache_read_tokens") if cached else 0
+            write = getattr(t, f"{pre}cache_write_tokens") if cached else 0
+            total += token_cost_usd(self.price, getattr(t, f"{pre}input_tokens"), getattr(t, f"{pre}output_tokens"),
+                                    read, write, batch, prompt_tokens=t.input_tokens_per_call or 0)
+        return total
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form of the estimate."""
@@ -334,7 +338,7 @@ def estimate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     out = Estimate(agent=config.agent, model=config.model)
     gen = build_generate_config(dict(config.model_params), f"model {config.model}") if config.model else None
     if config.model and gen is not None:
-        out.price = price_for(config.model.partition("/")[2], gen)
+        out.price = price_for(config.model, gen)
     per_step = CALLS_PER_STEP.get(config.agent, 1) if config.model else 0
     answer = (gen.output_budget() if gen is not None else None) or TYPICAL_OUTPUT.get(config.agent, 100)
     picked = [(spec, get_task(spec.id)) for spec in config.tasks]

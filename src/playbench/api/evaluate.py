@@ -61,6 +61,7 @@ class EvalOptions(TypedDict, total=False):
     cache: bool
     batch: bool
     batch_timeout: float | None
+    cost_limit: float | None
     retry_backoff: float
     max_connect_failures: int
     executor: str
@@ -83,7 +84,11 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     ``max_connections``, ``max_episodes``, ``max_retries``, ``timeout``, ``retry_backoff``,
     ``max_connect_failures``, and ``cache``; ``batch=True`` sends the model's requests as provider batches
     (OpenAI, Anthropic, Gemini: half price, answers within 24 h; see docs/models.md, "Batch runs"), and
-    ``batch_timeout`` (seconds) is how long a batch is waited for before its requests are sent live; ``label`` names the run in reports and plots. ``executor="ray"`` plays the episodes on the workers of a Ray
+    ``batch_timeout`` (seconds) is how long a batch is waited for before its requests are sent live;
+    ``cost_limit`` (USD) stops the run before it spends more (the requests in flight finish; with ``batch``, what
+    the batches submitted may cost counts; a priced model only): the result's ``stopped`` says so and
+    ``model_stats.cost_limit_reached`` is set, and ``resume`` with a higher ``cost_limit`` (or None) continues
+    it without buying any answer twice (docs/models.md, "Cost limit"); ``label`` names the run in reports and plots. ``executor="ray"`` plays the episodes on the workers of a Ray
     cluster (``ray_address``, default ``$RAY_ADDRESS``, else a local cluster; see docs/scale.md) and
     ``shard="K/N"`` plays only shard K of N of the episodes (``playbench merge`` joins the shards).
     ``resume=PATH`` continues that run with its recorded
@@ -316,6 +321,8 @@ def _connect(request: Request, config: RunConfig, settings: RunSettings, undo: E
             request.notes(_destination(model, settings, urls))
     if settings.batch:
         _check_batch(model, config, request.notes)
+    if settings.cost_limit is not None:
+        _check_cost_limit(model, settings)
     cluster = None
     if settings.executor == "ray":
         from playbench.runner.ray_cluster import connect
@@ -349,6 +356,7 @@ def _plan(request: Request, run: _Run, done: dict[tuple[str, int], EpisodeRecord
         run.model.on_wait = getattr(run.hook, "wait", None)
         run.model.on_note = request.notes  # once, at the first timeout in a queue: what --max-connections to set
         run.stats = run.model.stats
+        _hold_to_budget(run, settings, done, request.notes)
         if settings.batch:
             run.in_flight = _collect_batches(run, settings, request.notes)
     if cluster is not None:
@@ -375,6 +383,50 @@ def _collect_batches(run: _Run, settings: RunSettings, tell: Callable[[str], Non
         tell(f"--batch: {waiting} batch(es) submitted before are collected from the provider, not sent again")
     # every episode waits for its batch: as many in flight as a batch holds, unless told otherwise
     return settings.max_episodes or max(1, min(len(run.jobs), IN_FLIGHT))
+
+
+def _check_cost_limit(model: Any, settings: RunSettings) -> None:
+    """Refuse ``cost_limit`` where the run's cost cannot be counted in this process, or not before it is paid."""
+    if model is None:
+        raise PlaybenchError("--cost-limit needs --model (a model whose price is known)")
+    if model.prices is None:
+        raise PlaybenchError(f"--cost-limit: no price is known for {model.name}; give -M price_input=USD "
+                             "-M price_output=USD (per million tokens)")
+    if settings.executor == "ray":
+        raise PlaybenchError("--cost-limit goes with the local executor: one process counts the run's cost")
+    if settings.batch and not model.config.output_budget():
+        raise PlaybenchError("--cost-limit with --batch needs -M max_tokens=N: a batch is paid when it completes, so "
+                             "each request counts at the most it may cost as it joins one")
+
+
+def _hold_to_budget(run: _Run, settings: RunSettings, done: dict[tuple[str, int], EpisodeRecord],
+                    tell: Callable[[str], None] | None) -> None:
+    """Give the model the run's cost so far, its limit and the answers it kept for a resume (``models/budget.py``).
+
+    Refused (PlaybenchError): a limit on a run whose recorded cost is not known (answers without token counts),
+    or already reached.
+    """
+    from playbench.log.answers import AnswerJournal
+    from playbench.models.budget import Budget, usd
+
+    kept = AnswerJournal(run.store.root, run.store.path)
+    if settings.cost_limit is None and not kept.entries():
+        return
+    spent = sum(record.usage.get("cost_micro_usd", 0) for record in done.values())
+    limit = None if settings.cost_limit is None else round(settings.cost_limit * 1e6)
+    if limit is not None:
+        unreported = sum(record.usage.get("tokens_unreported", 0) for record in done.values())
+        if unreported:
+            raise PlaybenchError(f"--cost-limit: this run's cost so far is not known ({unreported} answer(s) came "
+                                 "without token counts); resume it without --cost-limit")
+        if spent >= limit:
+            raise PlaybenchError(f"--cost-limit: this run has spent {usd(spent)}, at or above the {usd(limit)} limit; "
+                                 "give a higher --cost-limit to continue it")
+        if tell is not None and done:
+            tell(f"--cost-limit: {usd(spent)} of {usd(limit)} spent by the episodes recorded"
+                 + (f"; the answers paid for before the stop ({len(kept.entries())} kept) are used, not bought again"
+                    if kept.entries() else ""))
+    run.model.budget = Budget(limit, spent=spent, kept=kept)
 
 
 def _check_batch(model: Any, config: RunConfig, tell: Callable[[str], None] | None) -> None:

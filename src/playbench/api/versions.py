@@ -4,10 +4,10 @@ import importlib.metadata
 import platform
 
 _PACKAGES = ("playbench", "gymnasium", "numpy", "pydantic", "crafter", "minigrid", "textworld", "nle", "balrog-nle",
-             "minihack", "bpe-openai")
-#: recorded versions that decide no record, so shards may differ in them: a patch release of Python, and
-#: httpx (the HTTP client before aiohttp, recorded by older runs)
-NOT_DECIDING = frozenset({"python", "httpx"})
+             "minihack", "bpe-openai", "genai-prices")
+#: recorded versions that decide no record, so shards may differ in them: a patch release of Python, httpx
+#: (the HTTP client before aiohttp, recorded by older runs) and the price data (each answer's cost is recorded)
+NOT_DECIDING = frozenset({"python", "httpx", "genai-prices"})
 
 
 def versions() -> dict[str, str]:

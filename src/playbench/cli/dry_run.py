@@ -58,7 +58,8 @@ def dry_run(tasks: tuple[str, ...], options: dict[str, Any]) -> None:
         console.print(f"with the provider's prompt cache: typical ~{fmt_cost(est.cost_usd(typical=True, cached=True))}, "
                       f"at most {fmt_cost(est.cost_usd(cached=True))}")
         console.print(f"as a batch: typical ~{fmt_cost(est.cost_usd(typical=True, batch=True))}, "
-                      f"at most {fmt_cost(est.cost_usd(batch=True))} (the live figures at the batch discount)")
+                      f"at most {fmt_cost(est.cost_usd(batch=True))} (the live figures at the batch rates)")
+        console.print(Text.assemble("prices: ", plain(est.price.source)))
     if est.model and est.price is None:
         console.print("cost: no list price known for this model; give -M price_input=USD -M price_output=USD "
                       "(per million tokens)", style="yellow")

@@ -20,6 +20,29 @@ _DISPLAY = {"tasks", "quiet", "write_view", "dry_run"}
 
 Decorator = Callable[[Callable[..., None]], Callable[..., None]]
 
+#: the exit code of a run stopped at its ``--cost-limit`` (1: stopped by a fault, 2: a bad request)
+COST_LIMIT_EXIT = 3
+
+
+class _Usd(click.ParamType[float | None]):
+    """A number of dollars, or ``none``: a resume lifting the run's limit."""
+
+    name = "usd"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float | None:
+        if value is None or isinstance(value, float):
+            return value
+        if str(value).strip().lower() == "none":
+            return None
+        try:
+            return float(value)
+        except ValueError:
+            self.fail(f"{value!r} is not a number of dollars (or none, to lift a resumed run's limit)", param, ctx)
+
+
+#: settings whose values the command line spells its own way
+_TYPES: dict[str, click.ParamType[Any]] = {"cost_limit": _Usd()}
+
 
 def _settings(*rules: Resume) -> Decorator:
     """The options of the run settings (``RunSettings``) whose resume rule is one of ``rules``, in its order."""
@@ -30,7 +53,7 @@ def _settings(*rules: Resume) -> Decorator:
                 continue
             kind = value_type(name)
             shape: dict[str, Any] = {"is_flag": True} if kind is bool else {
-                "type": click.Choice(option.choices) if option.choices else kind}
+                "type": _TYPES.get(name) or (click.Choice(option.choices) if option.choices else kind)}
             command = click.option(option.flag, name, default=RunSettings.model_fields[name].default,
                                    show_default=option.show_default, metavar=option.metavar, help=option.help,
                                    **shape)(command)
@@ -85,8 +108,9 @@ def command(ctx: click.Context, /, tasks: tuple[str, ...], quiet: bool, write_vi
     st = result.model_stats
     if st is not None and not quiet:
         faults = ", ".join(f"{k} {v}" for k, v in sorted(st.faults.items())) or "none"
+        earlier = f", {st.paid_earlier} answers paid for before" if st.paid_earlier else ""
         err_console.print(safe_markup(f"model {result.config.model}: {st.calls} calls, {st.attempts} requests, "
-                                      f"{st.answers} answers, {st.cache_hits} cache hits, faults: {faults}",
+                                      f"{st.answers} answers, {st.cache_hits} cache hits{earlier}, faults: {faults}",
                                       limit=None))
     if result.stopped and not run_dir.is_dir():  # the folder itself went: nothing is left to report or resume
         click.echo(f"run stopped: {safe_text(result.stopped)}", err=True)
@@ -101,6 +125,10 @@ def command(ctx: click.Context, /, tasks: tuple[str, ...], quiet: bool, write_vi
         from playbench.cli import view_cmd  # a site refused or not written: one line, no traceback
 
         click.echo(f"viewer: open {view_cmd.write_view([result.log], run_dir / 'view').resolve().as_uri()}")
+    if result.stopped and st is not None and st.cost_limit_reached:
+        click.echo(f"{safe_text(result.stopped)}; finished episodes and the answers paid for are kept; continue with "
+                   f"a higher limit: {resume_cmd} --cost-limit {_higher_limit(result)}", err=True)
+        sys.exit(COST_LIMIT_EXIT)
     if result.stopped:
         click.echo(f"run stopped: {result.stopped}; finished episodes are kept; continue with: {resume_cmd}",
                    err=True)
@@ -115,3 +143,10 @@ def command(ctx: click.Context, /, tasks: tuple[str, ...], quiet: bool, write_vi
                    f"{advice}", err=True)
         sys.exit(1)
 
+
+def _higher_limit(result: Any) -> str:
+    """The ``--cost-limit`` a resume could give: twice the run's, or ``none`` where its cost is not known."""
+    limit = result.log.meta.settings.cost_limit
+    if limit is None or "not known" in (result.stopped or ""):
+        return "none"
+    return f"{limit * 2:g}"

@@ -148,6 +148,10 @@ class RunSettings(Record):
         "--batch-timeout", "change", "With --batch: seconds a batch is waited for before it is cancelled and its "
         "requests are sent live (default: the provider's window + 6 h).", metavar="SECONDS", more_than=0,
         only_when_set=True)] = None
+    cost_limit: Annotated[float | None, Option(
+        "--cost-limit", "change", "Stop the run before it spends more than USD (the requests in flight finish; a "
+        "resume with a higher limit continues it, nothing paid twice; docs/models.md).", metavar="USD", more_than=0,
+        only_when_set=True)] = None
     retry_backoff: Annotated[float, Option(
         "--retry-backoff", "change", "Seconds before the first retry of a failed model request (doubles each "
         "retry, jittered).", show_default=True, at_least=0)] = 1.0

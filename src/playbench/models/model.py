@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from playbench.core.errors import InfraError, StopRun
 from playbench.core.ledger import CURRENT_EPISODE
 from playbench.core.records import RunSettings
-from playbench.models.batch import batch_cost_micro_usd
+from playbench.models.budget import Budget, CostLimitReached, answer_entry, answer_key, kept_output
 from playbench.models.cache import ResponseCache, cache_key
 from playbench.models.errors import (
     STALE,
@@ -23,7 +23,7 @@ from playbench.models.errors import (
 )
 from playbench.models.http import HttpClient
 from playbench.models.limiter import ConcurrencyLimit, Ticket
-from playbench.models.pricing import cost_micro_usd, price_for
+from playbench.models.pricing import cost_micro_usd, price_for, token_cost_usd
 from playbench.models.providers.base import Provider
 from playbench.models.redact import redact
 from playbench.models.retry import Backoff
@@ -82,6 +82,8 @@ class ModelStats:
     gave_up: int = 0  # calls that ended in InfraError
     input_tokens: int = 0
     output_tokens: int = 0
+    paid_earlier: int = 0  # answers kept by an earlier session stopped at its cost limit, used instead of asked
+    cost_limit_reached: bool = False  # the run stopped at its ``--cost-limit`` (``models/budget.py``)
     faults: Counter[str] = field(default_factory=Counter)  # kind -> count
 
     def as_dict(self) -> dict[str, Any]:
@@ -106,7 +108,7 @@ class Model:
         self.settings = settings
         self.stats = ModelStats()
         self.backoff = Backoff(base=settings.retry_backoff, cap=settings.backoff_cap)
-        self.prices = price_for(provider.model, config)
+        self.prices = price_for(name, config)
         cache = settings.cache
         self.cache = ResponseCache(None if cache is True else Path(cache)) if cache else None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -124,6 +126,9 @@ class Model:
         self._told_queueing = False
         #: under ``--batch``, the run's ``models.batch.BatchCollector``: requests go through provider batches
         self.batch: Any = None
+        #: under ``--cost-limit`` (or resuming a run that had one), the run's cost so far, its limit and its kept
+        #: answers (``models/budget.py``)
+        self.budget: Budget | None = None
 
     # -- per-event-loop resources -------------------------------------------------------------
 
@@ -166,8 +171,7 @@ class Model:
         """``Decision.usage`` for one answer, with cost when a price is known (0 for a cache hit)."""
         usage = output.usage()
         if self.prices is not None:
-            usage["cost_micro_usd"] = (batch_cost_micro_usd(output, self.prices) if output.batch and not output.cached
-                                       else cost_micro_usd(output, self.prices))
+            usage["cost_micro_usd"] = cost_micro_usd(output, self.prices)  # at the batch rates when a batch answered
         return usage
 
     async def generate(self, messages: list[Message]) -> ModelOutput:
@@ -184,6 +188,12 @@ class Model:
         spend({"calls": 1, "attempts": 0})
         client, slots = self._resources()
         self._check_stopped()
+        kept = None
+        if self.budget is not None and self.budget.kept is not None:  # bought before the run stopped at its limit
+            kept = answer_key(self.name, messages, self.config, episode)
+            entry = self.budget.kept.find(kept)
+            if entry is not None:
+                return self._paid_earlier(entry, spend)
         key = None
         if self.cache is not None:
             key = cache_key(model=self.name, api=self.provider.name, base_url=self.provider.base_url,
@@ -198,6 +208,8 @@ class Model:
             output = await self._batched(client, slots, messages, episode, spend)
         else:
             output = await self._ask(client, slots, messages, spend)
+        if kept is not None and self.budget is not None and self.budget.limit is not None:
+            self._keep(kept, output)
         if self.cache is not None and key is not None:
             self._store(key, output)
         return output
@@ -206,11 +218,15 @@ class Model:
                        episode: dict[str, Any] | None, spend: Callable[[dict[str, int]], None]) -> ModelOutput:
         """Ask through the run's provider batch; a request the batch did not answer is sent live (counted)."""
         body = self.provider.request(messages, self.config)[2]
+        most = self._committed(messages)
         try:
             outcome = await self.batch.ask(body, episode)
         except StopRun as exc:  # the batch was refused, or the server could not be reached to send or poll it
             self.stats.gave_up += 1
             raise self._halt(type(exc)(redact(f"{self.name}: {exc}"))) from None
+        finally:
+            if self.budget is not None:
+                self.budget.pending -= most
         self.stats.attempts += 1
         spend({"attempts": 1})
         if outcome.output is None:
@@ -236,9 +252,10 @@ class Model:
             try:
                 async with slots.slot(first=queued > 0) as ticket:  # a request that queued goes first
                     self._check_stopped()  # the run may have stopped while this call waited for a slot
+                    await self._within_budget()
                     self.stats.attempts += 1
                     spend({"attempts": 1})
-                    output = await self.provider.generate(client, messages, self.config)
+                    output = await self._send(client, messages)
             except RetryableError as exc:
                 if exc.kind == STALE:
                     if stale < self.settings.max_connections:  # each idle pooled connection fails so at most once
@@ -282,12 +299,74 @@ class Model:
             return self._answered(output, spend)
 
     def _answered(self, output: ModelOutput, spend: Callable[[dict[str, int]], None]) -> ModelOutput:
-        """Count a server's answer (live or batched) in the stats and the ledger."""
+        """Count a server's answer (live or batched) in the stats, the ledger and the cost so far."""
         self.stats.answers += 1
         self.stats.input_tokens += output.input_tokens
         self.stats.output_tokens += output.output_tokens
-        spend(self._answer_usage(output))
+        usage = self._answer_usage(output)
+        spend(usage)
+        if self.budget is not None:
+            self.budget.paid(usage.get("cost_micro_usd", 0), output.tokens_reported)
         return output
+
+    # -- the cost limit (models/budget.py) --------------------------------------------------------
+
+    async def _send(self, client: Any, messages: list[Message]) -> ModelOutput:
+        """One request to the provider, counted in flight for the cost limit while it is out."""
+        if self.budget is None:
+            return await self.provider.generate(client, messages, self.config)
+        self.budget.sending()
+        try:
+            return await self.provider.generate(client, messages, self.config)
+        finally:
+            self.budget.sent()
+
+    async def _within_budget(self) -> None:
+        """Return while a live request may go out; else, once the requests in flight are back, stop the run."""
+        budget = self.budget
+        if budget is None or budget.reason is None:
+            return
+        await budget.settled()  # their answers are paid for: counted and kept before the run stops
+        self._over_budget(budget)
+
+    def _committed(self, messages: list[Message]) -> int:
+        """Commit the most a batched request may cost (micro-dollars) to the cost so far; stop at the limit."""
+        budget = self.budget
+        if budget is None or budget.limit is None or self.prices is None:
+            return 0
+        if budget.reason is not None:  # the batches already submitted go on: a resumed run collects them
+            self._over_budget(budget)
+        prompt = self.count_tokens(messages)
+        most = round(token_cost_usd(self.prices, prompt, self.config.output_budget() or 0, batch=True) * 1e6)
+        budget.pending += most
+        return most
+
+    def _over_budget(self, budget: Budget) -> None:
+        """Stop the run at its cost limit (raises)."""
+        self._check_stopped()
+        self.stats.gave_up += 1
+        self.stats.cost_limit_reached = True
+        raise self._halt(CostLimitReached(budget.reason or "cost limit reached"))
+
+    def _paid_earlier(self, entry: dict[str, Any], spend: Callable[[dict[str, int]], None]) -> ModelOutput:
+        """A kept answer bought before the run stopped at its limit: counted at what it cost then, not asked again."""
+        assert self.budget is not None
+        output = clean_output(kept_output(entry))
+        usage = {k: v for k, v in output.usage().items() if k not in ("calls", "attempts")}
+        usage.update(cost_micro_usd=entry["cost_micro_usd"], paid_earlier=1)
+        self.stats.paid_earlier += 1
+        spend(usage)
+        self.budget.paid(entry["cost_micro_usd"], output.tokens_reported)
+        return output
+
+    def _keep(self, key: str, output: ModelOutput) -> None:
+        """Keep an answer bought under the cost limit in the run, so that a resume does not buy it again."""
+        assert self.budget is not None and self.budget.kept is not None
+        cost = self.usage(output).get("cost_micro_usd", 0) if not output.cached else 0
+        try:
+            self.budget.kept.add(answer_entry(key, output, cost))
+        except Exception as exc:  # a full disk stops the run (finished episodes kept), never blames the agent
+            raise self._halt(StopRun(redact(f"cannot keep a paid answer in the run: {exc}"))) from None
 
     def _congested(self, slots: ConcurrencyLimit, ticket: Ticket, exc: RetryableError) -> None:
         """Lower the requests sent at once; at the first timeout among others, say what to set (once)."""
