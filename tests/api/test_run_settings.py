@@ -47,7 +47,7 @@ def test_the_model_takes_the_connection_settings_by_their_run_names() -> None:
 def test_a_new_run_records_its_settings_on_to_those_set(tmp_path: Path) -> None:
     result = playbench.eval(TASK, agent="random", episodes=1, log_dir=tmp_path, label="mine", max_connections=3)
     settings = json.loads((result.path / "run.json").read_text())["settings"]
-    assert list(settings) == [name for name in RUN_OPTIONS if name not in ("batch", "batch_timeout")]
+    assert list(settings) == [name for name, option in RUN_OPTIONS.items() if not option.only_when_set]
     assert settings["label"] == "mine" and settings["max_connections"] == 3 and settings["timeout"] == 120.0
     assert read_run(result.path).meta.settings.batch is False
 

@@ -84,11 +84,17 @@ class Asked:
     task_params: tuple[str, ...] = ()
     agent_params: tuple[str, ...] = ()
     model_params: tuple[str, ...] = ()
+    instances: str | None = None  # ``--instances SOURCE``: the tasks play its instances (``api/instances.py``)
 
     def config(self, custom_agent: bool = False) -> RunConfig:
         """The ``RunConfig`` asked for (PlaybenchError for what no run can play)."""
-        return build_config(self.tasks, self.agent, self.model, self.episodes, self.seed, self.task_params,
-                            self.agent_params, self.model_params, custom_agent=custom_agent)
+        config = build_config(self.tasks, self.agent, self.model, self.episodes, self.seed, self.task_params,
+                              self.agent_params, self.model_params, custom_agent=custom_agent)
+        if self.instances is None:
+            return config
+        from playbench.api.instances import with_instances  # reads a run or a folder: only when asked
+
+        return with_instances(config, self.instances, self.episodes)
 
 
 def _task_spec(task: Task, preset: dict[str, Any], tvals: dict[str, str], episodes: int | None) -> TaskSpec:

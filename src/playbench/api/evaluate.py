@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any, TypedDict, Unpack
@@ -40,7 +40,7 @@ from playbench.runner.shard import Shard, episodes_per_task, parse_shard
 class EvalOptions(TypedDict, total=False):
     """The keyword options of ``playbench.eval``, each a ``playbench eval`` option of the same name.
 
-    From ``max_episodes`` to ``shard``, and ``label``, they are the run's settings, declared (type, default,
+    From ``max_episodes`` to ``shard``, ``instances`` and ``label``, they are the run's settings, declared (type, default,
     flag, resume rule) by ``RunSettings`` in ``core/records.py``; they are spelled here again for type
     checkers, and ``tests/api/test_run_settings.py`` holds the two to each other.
     """
@@ -67,6 +67,7 @@ class EvalOptions(TypedDict, total=False):
     executor: str
     ray_address: str | None
     shard: str | None
+    instances: str | None
     resume: str | Path | None
     retry_errors: bool
     progress: bool | ProgressHook | None
@@ -91,6 +92,9 @@ def evaluate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
     it without buying any answer twice (docs/models.md, "Cost limit"); ``label`` names the run in reports and plots. ``executor="ray"`` plays the episodes on the workers of a Ray
     cluster (``ray_address``, default ``$RAY_ADDRESS``, else a local cluster; see docs/scale.md) and
     ``shard="K/N"`` plays only shard K of N of the episodes (``playbench merge`` joins the shards).
+    ``instances=SOURCE`` (a path: a BALROG leaderboard folder, a playbench run or a file of ``TASK SEED`` lines)
+    plays exactly SOURCE's instances of the tasks, by their seeds, in its order (the first ``episodes`` of each
+    when given; a task SOURCE lacks or an instance playbench cannot play again is refused; see docs/reproduce.md).
     ``resume=PATH`` continues that run with its recorded
     configuration instead (``retry_errors`` also re-plays agent- and game-error episodes); options given
     with it follow the ``--resume`` rules: settings may change, options that would change results are
@@ -273,6 +277,8 @@ def check_request(tasks: str | Iterable[str], opts: dict[str, Any]) -> Request:
         raise PlaybenchError(f"unknown option(s) {', '.join(unknown)}; valid: "
                              + ", ".join(EvalOptions.__annotations__))
     task_ids = (tasks,) if isinstance(tasks, str) else tuple(tasks)
+    if isinstance(opts.get("instances"), os.PathLike):  # a path given as one: recorded as its text
+        opts = {**opts, "instances": os.fspath(opts["instances"])}
     check_text({"tasks": task_ids, **opts})  # undecodable bytes refused before anything is made
     agent = opts.get("agent")
     custom = agent if callable(agent) else None
@@ -284,13 +290,18 @@ def check_request(tasks: str | Iterable[str], opts: dict[str, Any]) -> Request:
 
         refuse_credentials(asked.model, dict(item.partition("=")[::2] for item in asked.model_params))
     resume, retry_errors = opts.get("resume"), bool(opts.get("retry_errors", False))
+    if opts.get("instances") is not None and "seed" in opts and not resume:
+        raise PlaybenchError("--seed has no meaning with --instances: each episode is reset with its instance's seed")
     if retry_errors and not resume:
         raise PlaybenchError("--retry-errors goes with --resume RUN")
     if custom is not None and (resume or asked.model):
         raise PlaybenchError("a custom agent factory brings its own model and cannot be resumed; "
                              "give neither model nor resume with it")
     given = frozenset(opts) - _CALL_OPTIONS | ({"tasks"} if task_ids else set())
-    return Request(given, asked, run_settings(opts), custom, resume, retry_errors, Path(opts.get("log_dir", "runs")),
+    settings = run_settings(opts)
+    if not resume:  # a new run's tasks play the instances; a resumed run's config holds them already
+        asked = replace(asked, instances=settings.instances)
+    return Request(given, asked, settings, custom, resume, retry_errors, Path(opts.get("log_dir", "runs")),
                     opts.get("notes"), opts.get("progress"))
 
 

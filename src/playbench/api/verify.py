@@ -2,8 +2,8 @@
 
 Each recorded episode with steps is played again exactly as the runner played it: the task's game made
 from the parameters in ``run.json``, reset with the episode's recorded seed (itself checked against the
-run's base seed), then stepped with each recorded *executed* action. Model output is never re-used: what
-the agent answered is the agent's business; what the engine did with the executed action is checked. At
+run's: given by ``--instances``, else derived from the base seed), then stepped with each recorded *executed*
+action. Model output is never re-used: what the agent answered is the agent's business; what the engine did with the executed action is checked. At
 each step the recorded observation (and frame, in image mode), validity (a valid step executed a legal
 action named by the agent; an invalid one the game's default action), reward, score and done must be what
 the engine gives, and at the end the episode's status and totals (steps, reward, invalid actions, score,
@@ -32,7 +32,6 @@ from playbench.agents.base import Agent, Decision, EpisodeContext, Turn
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord, RunConfig, StepRecord
 from playbench.core.registry import find_task
-from playbench.core.seeding import episode_seed
 from playbench.core.suite import Policy
 from playbench.core.task import Task
 from playbench.core.verdict import (
@@ -108,7 +107,7 @@ def _check(log: RunLog, record: EpisodeRecord, values: dict[str, Any], episodes:
     if reason is not None:
         return _unchecked(record, task, reason)
     assert task is not None
-    expected = episode_seed(log.config.seed, record.task, record.index)
+    expected = log.config.episode_seed(record.task, record.index)  # given (--instances) or derived
     if record.seed != expected:
         return _differs(record, Difference("seed", record.seed, expected))
     if not 0 <= record.index < episodes:

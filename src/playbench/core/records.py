@@ -18,12 +18,14 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     SkipValidation,
+    StrictInt,
     field_validator,
     model_serializer,
     model_validator,
 )
 
 from playbench.core.bounds import check_episode_count
+from playbench.core.seeding import episode_seed
 
 Status = Literal["ok", "agent-error", "infra-error", "game-error"]
 STATUSES: tuple[str, ...] = ("ok", "agent-error", "infra-error", "game-error")
@@ -63,12 +65,31 @@ class FiniteRecord(Record):
         return self
 
 
+#: An episode seed given (``--instances``): 32 bits, as playbench derives them and BALROG's evaluator draws them
+GivenSeed = Annotated[StrictInt, Field(ge=0, lt=2**32)]
+
+
 class TaskSpec(FiniteRecord):
-    """One task of a run with its validated parameters."""
+    """One task of a run with its validated parameters.
+
+    ``seeds`` (``--instances``) are the episodes' seeds given, in order: episode ``k`` is reset with
+    ``seeds[k]``. Without them (None, not written) each episode's seed is derived from the run's seed.
+    """
 
     id: str
     params: dict[str, Any] = Field(default_factory=dict)
     episodes: int
+    seeds: list[GivenSeed] | None = Field(default=None, exclude_if=lambda seeds: seeds is None)
+
+    @model_validator(mode="after")
+    def _one_seed_an_episode(self) -> Self:
+        if self.seeds is not None and len(self.seeds) != self.episodes:
+            raise ValueError(f"{self.id}: {len(self.seeds)} seeds given for {self.episodes} episodes")
+        return self
+
+    def seed_of(self, base_seed: int, index: int) -> int:
+        """The seed episode ``index`` is reset with: the one given, else derived from the run's ``base_seed``."""
+        return self.seeds[index] if self.seeds is not None else episode_seed(base_seed, self.id, index)
 
 
 class RunConfig(FiniteRecord):
@@ -87,6 +108,13 @@ class RunConfig(FiniteRecord):
         # run.json refuse an impossible schedule in the same one line, before anything counts its episodes
         check_episode_count(sum(t.episodes for t in self.tasks))
         return self
+
+    def episode_seed(self, task_id: str, index: int) -> int:
+        """The seed episode ``index`` of ``task_id`` is reset with (given by ``--instances``, else derived)."""
+        spec = next((spec for spec in self.tasks if spec.id == task_id), None)
+        if spec is None or spec.seeds is None or not 0 <= index < len(spec.seeds):
+            return episode_seed(self.seed, task_id, index)
+        return spec.seeds[index]
 
     def hash(self) -> str:
         """A stable hash of the config (canonical JSON)."""
@@ -167,6 +195,10 @@ class RunSettings(Record):
     shard: Annotated[str | None, Option(
         "--shard", "identity", "Play only shard K of N of the episodes (a fixed rule over task and index; see "
         "docs/scale.md).", metavar="K/N")] = None
+    instances: Annotated[str | None, Option(
+        "--instances", "identity", "Play the instances of SOURCE (a BALROG leaderboard folder, a playbench run, or a "
+        "file of TASK SEED lines), in its order, for the tasks named (docs/reproduce.md).", metavar="SOURCE",
+        only_when_set=True)] = None
     label: Annotated[str | None, Option(
         "--label", "display", "The run's name in reports and plots (default: model + agent).")] = None
 

@@ -152,13 +152,17 @@ class ComparedEpisode:
 
     ``task`` is playbench's task id; ``key`` pairs it within the task (what it is, the ``Comparable``'s
     ``key`` says); ``score`` is on the task's own scale, None when the episode has none: then ``status``
-    says why, and it is counted as left out, never paired.
+    says why, and it is counted as left out, never paired. Optional, for ``board``: ``usage``, the token
+    counts the folder records for the episode (``input_tokens``, ``output_tokens``, ``calls``; empty when it
+    records none), and ``source``, the file that shows its steps, relative to the folder.
     """
 
     task: str
     key: int | str
     score: float | None
     status: str = "ok"
+    usage: Mapping[str, int] = field(default_factory=dict)
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -171,7 +175,9 @@ class Comparable:
     pair it with anything else. ``settings`` is the protocol the folder states, in compare's names
     (``temperature``, ``max_tokens``, ``agent``, ``history``, ``images``, ``parsing``, ``date``); a setting it
     does not state is absent. ``task_params`` gives, by task, the ``-T`` values its scores stand for (the
-    scoring rule a re-scoring used); ``notes`` says what was left out and why.
+    scoring rule a re-scoring used); ``notes`` says what was left out and why. ``model`` names the model that
+    answered as playbench does (``provider/name``, so ``board`` can price it), None when the folder names
+    none or several.
     """
 
     label: str
@@ -182,6 +188,20 @@ class Comparable:
     settings: Mapping[str, Any] = field(default_factory=dict)
     task_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One episode a folder holds, as ``eval --instances`` plays it again: playbench's task id and its seed.
+
+    ``problem`` says why playbench cannot play that instance again from its seed (None: it can); ``seed`` is
+    None when the folder does not record it (``problem`` then says so).
+    """
+
+    task: str
+    seed: int | None
+    problem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -197,7 +217,8 @@ class FormatHooks:
     ``export --format NAME`` and returns ``(episodes written, notes to show)``; ``verify(folder, lend)``
     re-plays the folder (``lend`` gives reference policies) into a ``core.verdict.VerifyResult``;
     ``episodes(path, options)`` reads it for ``compare`` (a ``Comparable``), ``options`` being compare's
-    ``-S KEY=VALUE`` settings, each a name of ``options`` (name -> its one-line help).
+    ``-S KEY=VALUE`` settings, each a name of ``options`` (name -> its one-line help); ``instances(folder)``:
+    its episodes as ``Instance``s, each task's in the folder's episode order (what ``eval --instances`` plays).
     """
 
     title: str
@@ -208,6 +229,7 @@ class FormatHooks:
     verify: Callable[[Path, PolicyLender], VerifyResult] | None = None
     episodes: Callable[[Path, Mapping[str, str]], Comparable] | None = None
     options: Mapping[str, str] = field(default_factory=dict)
+    instances: Callable[[Path], list[Instance]] | None = None
 
 
 @dataclass(frozen=True)

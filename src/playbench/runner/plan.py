@@ -5,14 +5,13 @@ from typing import Any
 
 from playbench.core.records import EpisodeRecord, RunConfig
 from playbench.core.registry import get_task
-from playbench.core.seeding import episode_seed
 from playbench.core.task import Task
 from playbench.runner.shard import Shard
 
 
 @dataclass(frozen=True)
 class EpisodeJob:
-    """One scheduled episode: the task, its parameters, the index and the derived seed."""
+    """One scheduled episode: the task, its parameters, the index and its seed (given by ``--instances``, else derived)."""
 
     task: Task
     params: Any
@@ -47,5 +46,5 @@ def plan_jobs(
             prior = done.get((task.id, index))
             if prior is not None and prior.status not in again:
                 continue
-            jobs.append(EpisodeJob(task, params, index, episode_seed(config.seed, task.id, index)))
+            jobs.append(EpisodeJob(task, params, index, spec.seed_of(config.seed, index)))
     return jobs

@@ -1,8 +1,9 @@
 """BALROG's submission folder as a declared folder format (``Suite(formats={"balrog": ...:FORMAT})``).
 
 ``report`` reads and shows such a folder, ``export --format balrog`` writes one from a run, ``verify``
-re-plays one and ``compare`` pairs its episodes by seed, each through ``FORMAT``: the folder's layout is
-``submission.py``'s, its re-play ``verify.py``'s, what compare reads ``compared.py``'s.
+re-plays one, ``compare`` pairs its episodes by seed and ``eval --instances`` plays them again, each through
+``FORMAT``: the folder's layout (and its instances) is ``submission.py``'s, its re-play ``verify.py``'s, what
+compare reads ``compared.py``'s.
 """
 
 from pathlib import Path
@@ -68,4 +69,5 @@ def write(folder: Path, episodes: Episodes, config: RunConfig) -> tuple[int, lis
 
 
 FORMAT = FormatHooks(title="BALROG submission", detect=submission.is_submission, read=submission.read_submission,
-                     render=render, write=write, verify=verify_submission, episodes=compared.episodes)
+                     render=render, write=write, verify=verify_submission, episodes=compared.episodes,
+                     instances=submission.instances)

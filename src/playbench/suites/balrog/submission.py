@@ -29,6 +29,7 @@ import csv
 import json
 import math
 import os
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -37,9 +38,10 @@ from typing import Any
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord, StepRecord
+from playbench.core.suite import Instance
 from playbench.log import is_run
 from playbench.log.confined import read_file
-from playbench.suites.balrog.facts import TASKS
+from playbench.suites.balrog.facts import TASKS, BalrogTask
 
 SUMMARY = "summary.json"
 #: BALROG's names of playbench's strategies (``config.agent.type``).
@@ -415,3 +417,54 @@ def read_submission(folder: Path) -> dict[str, Any]:
 def leaderboard_line(summary: dict[str, Any]) -> str:
     """BALROG's ``print_summary_table`` first line."""
     return f"Overall Average Progression: {summary['average_progress']:.2f}% ± {summary['standard_error']:.2f}%"
+
+
+# -- the folder's instances (``eval --instances``) -------------------------------------------------------------
+
+#: Why an environment's episode of BALROG's evaluator is not the one playbench plays from the same seed
+_NOT_BY_SEED = {
+    "crafter": "BALROG's crafter.Env(seed=None) drew its world from the worker's NumPy state, not from the "
+               "episode's seed",
+    "textworld": "BALROG chose the TextWorld game by a per-process counter, not by the episode's seed",
+    "minihack": "BALROG seeded NetHack with the episode's seed itself (and the run's calendar); playbench seeds it "
+                "with a seed derived from the episode's",
+    "boxoban": "BALROG drew the Boxoban level with random.choice over the level files in os.listdir order "
+               "(machine-dependent), not by the episode's seed",
+}
+_NOT_BY_SEED["nle"] = _NOT_BY_SEED["minihack"]
+_RUN_INDEX = re.compile(r"_run_(\d+)\.json$")
+
+
+def seed_problem(row: BalrogTask) -> str | None:
+    """Why a BALROG episode of this task is not played again by playbench from its seed (None: it is).
+
+    BabyAI's and Baba Is AI's levels are functions of the reset seed in both (``docs/suites/balrog.md``).
+    """
+    return _NOT_BY_SEED.get("boxoban" if row.kind == "boxoban" else row.env)
+
+
+def instances(folder: Path) -> list[Instance]:
+    """The submission's episodes of playbench's BALROG tasks, each task's in episode order (``_run_<NN>``).
+
+    Files of tasks playbench does not have are left out (the caller refuses a task the folder lacks); every
+    file is read as ``read_episodes`` reads it (a link refused, a bad file one line).
+    """
+    rows = {original_name(row.id): row for row in TASKS}
+    found: list[tuple[int, Instance]] = []
+    for env, files in episode_files(folder).items():
+        for relative in files:
+            data = read_episode(folder, relative)
+            row = rows.get((env, str(data.get("task"))))
+            if row is None:
+                continue
+            seed = data.get("seed")
+            seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+            named = _RUN_INDEX.search(relative)
+            problem = seed_problem(row)
+            if problem is None and named is None:
+                problem = f"its file {relative.rpartition('/')[2][:80]} does not say which episode it is (_run_<NN>)"
+            if problem is None and seed is None:
+                problem = "its episode file holds no seed"
+            found.append((int(named.group(1)) if named else -1, Instance(row.id, seed, problem)))
+    found.sort(key=lambda pair: pair[0])  # stable: each task's episodes in index order
+    return [instance for _, instance in found]

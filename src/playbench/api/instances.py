@@ -1,0 +1,161 @@
+"""``eval --instances SOURCE``: play, for the tasks named, exactly the instances SOURCE played, by their seeds.
+
+SOURCE is one of:
+
+- a playbench run: its schedule, as ``run.json`` records it (each task's episodes in index order, each with
+  the seed it was reset with: given, or derived from the run's seed);
+- a folder of a format a suite declares with an ``instances`` hook (a BALROG leaderboard folder: its episode
+  files' seeds, each task's in episode order, each instance saying whether playbench can play it again);
+- a file of ``TASK SEED`` lines (a space, a tab or a comma between; blank lines and ``#`` comments skipped).
+
+The run's k-th episode of a task is reset with the k-th seed the source holds for it (``TaskSpec.seeds``),
+under the run's own ``-T`` parameters, and is handed index k as any episode is. ``--episodes K`` takes the
+first K. A task the source lacks, an instance playbench cannot play again (with the reason), a malformed
+line or a file that is not one of instances is refused in one line, before the run exists.
+"""
+
+import os
+import re
+import stat
+from pathlib import Path
+
+from playbench.api import formats
+from playbench.core.bounds import MAX_EPISODES
+from playbench.core.errors import PlaybenchError
+from playbench.core.records import RunConfig, TaskSpec
+from playbench.core.registry import find_task, get_task
+from playbench.core.suite import Instance
+from playbench.log import is_run, read_run
+
+#: The largest file of instances read (a million ``TASK SEED`` lines fit): a larger one is no such file.
+MAX_FILE_BYTES = 64 * 2**20
+#: A seed is 32 bits (``TaskSpec.seeds``): playbench derives such seeds, and BALROG's evaluator draws them.
+SEED_LIMIT = 2**32
+_LINE = re.compile(r"([^\s,]+)[ \t]*[ \t,][ \t]*(\d{1,20})")
+
+
+def read_instances(source: Path) -> list[Instance]:
+    """The instances ``source`` holds, in its order (PlaybenchError, one line, for what is none of the three)."""
+    if is_run(source):
+        return _run_instances(source)
+    if source.is_dir():
+        found = formats.format_of(source)
+        if found is None:
+            raise PlaybenchError(f"--instances {source}: neither a playbench run nor a folder of a known format "
+                                 f"({', '.join(h.title for h in formats.every().values() if h.instances) or 'none'})")
+        hooks = found[1]
+        if hooks.instances is None:
+            raise PlaybenchError(f"--instances {source}: a {hooks.title} names no instances")
+        return hooks.instances(source)
+    return _file_instances(source)
+
+
+def with_instances(config: RunConfig, source: str, episodes: int | None) -> RunConfig:
+    """``config`` whose tasks play ``source``'s instances of them (the first ``episodes``, when given).
+
+    Refused (PlaybenchError naming the task): a task ``source`` holds no instance of, fewer instances than
+    ``episodes``, or an instance playbench cannot play again from its seed (the first, with its reason).
+    """
+    found = read_instances(Path(source))
+    by_task: dict[str, list[Instance]] = {}
+    for instance in found:
+        by_task.setdefault(instance.task, []).append(instance)
+    specs = []
+    for spec in config.tasks:
+        held = by_task.get(spec.id)
+        if not held:
+            raise PlaybenchError(f"{spec.id}: --instances {source} holds no instance of it ({_holds(by_task)})")
+        if episodes is not None:
+            if episodes > len(held):
+                raise PlaybenchError(f"--episodes {episodes}: --instances {source} holds {len(held)} instance(s) "
+                                     f"of {spec.id}")
+            held = held[:episodes]
+        specs.append(_played(spec, held, source))
+    return config.model_copy(update={"tasks": specs})
+
+
+def _played(spec: TaskSpec, held: list[Instance], source: str) -> TaskSpec:
+    """``spec`` playing the instances ``held``, each checked playable, their count held to the task's data."""
+    for instance in held:
+        problem = instance.problem or _seed_problem(instance.seed)
+        if problem is not None:
+            seed = "" if instance.seed is None else f" (seed {instance.seed})"
+            raise PlaybenchError(f"{spec.id}: playbench cannot play {source}'s instance{seed} again: {problem}")
+    task = get_task(spec.id)
+    task.check_episodes(task.params(spec.params), len(held))
+    seeds = [instance.seed for instance in held if instance.seed is not None]
+    return TaskSpec(id=spec.id, params=spec.params, episodes=len(seeds), seeds=seeds)
+
+
+def _seed_problem(seed: int | None) -> str | None:
+    if seed is None:
+        return "it records no seed"
+    if not 0 <= seed < SEED_LIMIT:
+        return f"its seed is not a 32-bit one (0 .. {SEED_LIMIT - 1})"
+    return None
+
+
+def _holds(by_task: dict[str, list[Instance]]) -> str:
+    """``it holds: a, b, c …`` (or that it holds none)."""
+    if not by_task:
+        return "it holds none"
+    names = list(by_task)
+    return "it holds " + ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+
+
+def _run_instances(run: Path) -> list[Instance]:
+    """A playbench run's schedule: every episode of each task, in index order, with the seed it is reset with."""
+    config = read_run(run).config
+    found: list[Instance] = []
+    for spec in config.tasks:
+        task = find_task(spec.id)
+        problem = f"this playbench has no task {spec.id}" if task is None else task.not_reproducible
+        found.extend(Instance(spec.id, spec.seed_of(config.seed, index), problem) for index in range(spec.episodes))
+    return found
+
+
+def _file_instances(path: Path) -> list[Instance]:
+    """The instances of a file of ``TASK SEED`` lines (task ids or aliases), in its order."""
+    text = _file_text(path)
+    found: list[Instance] = []
+    ids: dict[str, str] = {}  # a name as written -> its task's id (each looked up once)
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        matched = _LINE.fullmatch(line)
+        if matched is None:
+            shown = line[:60] + ("…" if len(line) > 60 else "")
+            raise PlaybenchError(f"{path}:{number}: not a TASK SEED line: {shown!r}")
+        name, seed = matched.groups()
+        if name not in ids:
+            try:
+                ids[name] = get_task(name).id
+            except PlaybenchError as exc:
+                raise PlaybenchError(f"{path}:{number}: {exc}") from None
+        found.append(Instance(ids[name], int(seed)))
+        if len(found) > MAX_EPISODES:  # more than any run plays: refused before it fills memory
+            raise PlaybenchError(f"{path}: more than {MAX_EPISODES:,} instances: more than a run plays")
+    if not found:
+        raise PlaybenchError(f"{path}: no TASK SEED line")
+    return found
+
+
+def _file_text(path: Path) -> str:
+    """The file's UTF-8 text; a missing or special file, one over ``MAX_FILE_BYTES`` or not UTF-8: one line."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a fifo does not hold the open
+    except OSError as exc:
+        raise PlaybenchError(f"--instances {path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise PlaybenchError(f"--instances {path}: not a regular file, a folder or a run")
+        raw = file.read(MAX_FILE_BYTES + 1)
+    if len(raw) > MAX_FILE_BYTES:
+        raise PlaybenchError(f"--instances {path}: larger than {MAX_FILE_BYTES // 2**20} MiB: not a file of "
+                             "TASK SEED lines")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise PlaybenchError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
