@@ -103,7 +103,11 @@ class Row:
 
 
 class Player(Protocol):
-    """An environment made as BALROG made the episode's, stepped with executed actions."""
+    """An environment made as BALROG made the episode's, stepped with executed actions.
+
+    ``recorded(text)`` gives the part of a recorded observation the player's texts are compared with (all
+    of it, but for what the original itself shows from outside the episode, such as NetHack's top ten).
+    """
 
     #: BALROG's action set (None: any text is a command), its default action and its loop's step limit
     legal: list[str] | None
@@ -112,6 +116,9 @@ class Player(Protocol):
 
     def step(self, action: str) -> tuple[str, float, bool]:
         """Play one valid action: the observation text BALROG's wrapper gave (no note), reward, done."""
+
+    def recorded(self, text: str) -> str:
+        """The part of a recorded observation that is compared."""
 
     def progression(self) -> float:
         """The episode's progression as that BALROG version computed it."""
@@ -192,7 +199,7 @@ def _compare(episode: Played, row: Row, player: Player) -> Difference | None:
         text, reward, done = player.step(action)
         if action != step.answer:
             text = with_note(row.style, episode.early, step.answer, action, text)
-        for name, recorded, replayed in (("Observation", step.observation, text),
+        for name, recorded, replayed in (("Observation", player.recorded(step.observation), text),
                                           ("Reward", _float(step.reward), float(reward)),
                                           ("Done", step.done, str(bool(done)))):
             if not same(recorded, replayed):

@@ -1,0 +1,251 @@
+"""MiniHack and NetHack episodes of a leaderboard row, re-played at the row's date in a child process.
+
+What decided such an episode in BALROG: ``env.reset(seed=seed)`` seeds NetHack's core RNG with the episode
+seed itself (the character, drawn from ``"@"``, and the levels follow from it); the display RNG comes from
+NLE's ``SystemRandom`` (recorded nowhere: it changes only what a hallucinating hero sees); NetHack reads the
+calendar (a full or new moon, Friday the 13th, the night change the game). The child process runs the
+engines with its clock at noon UTC of the row's date (libfaketime, as playbench's NetHack workers); the hour
+of the run is not recorded. MiniHack's Boxoban tasks draw their level with ``random.choice`` over the
+level files of a downloaded folder read in ``os.listdir`` order (machine-dependent), so which level an
+episode played is not determined by its record: not verifiable.
+
+Two texts of the step: BALROG before 2025-03-06 (``980e1e5``) answered a ``--More--`` by pressing it from
+inside its wrapper, keeping the first message (its ``--More--`` and newlines made spaces) and the message
+after the last press, the reward of the first step only; from then on its AutoMore wrapper (``skip_more``
+true in its config) presses it, joins every message and sums the rewards, as playbench's engine does.
+"""
+
+import os
+import pickle
+import subprocess
+import sys
+import threading
+from typing import IO, Any
+
+from playbench.core.verdict import NotVerifiable
+from playbench.suites.balrog.leaderboard import Played, Player, Row
+
+#: BALROG's AutoMore wrapper replaced the in-wrapper ``--More--`` handling on this date.
+AUTO_MORE_SINCE = "2025-03-06"
+#: What ``verify`` says of the clock beside its counts.
+CLOCK_NOTE = ("MiniHack and NetHack episodes were re-played with the clock at {date} 12:00 UTC (the row's date); "
+              "the hour and day of the run itself are not recorded: a moon phase, Friday 13th or night that "
+              "differed then could part a re-play; the display RNG (hallucination only) is not recorded either")
+_BOXOBAN = ("the level was drawn with random.choice over MiniHack's Boxoban level files in os.listdir order "
+            "(machine-dependent): which level it played is not determined by its record")
+
+
+class _Child:
+    """One child process whose clock reads the row's date, serving episodes one at a time."""
+
+    def __init__(self, date: str) -> None:
+        from playbench.suites.balrog.nle import clock
+
+        env = clock.worker_environment()
+        env["FAKETIME"] = f"{date} 12:00:00"
+        self.process = subprocess.Popen([sys.executable, "-m", __name__], env=env, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.lock = threading.Lock()
+
+    def call(self, *message: Any) -> Any:
+        """Send one request, return its answer (re-raising the child's exception here)."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        with self.lock:
+            pickle.dump(message, self.process.stdin)
+            self.process.stdin.flush()
+            try:
+                ok, value = pickle.load(self.process.stdout)  # our own child's answer, not a record's text
+            except EOFError:
+                raise RuntimeError("the NetHack re-play process died") from None
+        if not ok:
+            raise value
+        return value
+
+    def stop(self) -> None:
+        """Close its input (it exits) and wait."""
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+_CHILDREN: dict[str, _Child] = {}
+_CHILDREN_LOCK = threading.Lock()
+
+
+def _child(date: str) -> _Child:
+    with _CHILDREN_LOCK:
+        if date not in _CHILDREN:
+            _CHILDREN[date] = _Child(date)
+        return _CHILDREN[date]
+
+
+def stop_children() -> None:
+    """End every child process (verify calls it when the folder is done)."""
+    with _CHILDREN_LOCK:
+        for child in _CHILDREN.values():
+            child.stop()
+        _CHILDREN.clear()
+
+
+class NetHackPlayer:
+    """The parent's side of one episode played in the row's child."""
+
+    def __init__(self, child: _Child, env_id: str, seed: int, vlm: bool, auto_more: bool, limit: int) -> None:
+        self.child = child
+        self.legal, self.default = child.call("open", env_id, seed, vlm, auto_more)
+        self.limit = limit
+
+    def step(self, action: str) -> tuple[str, float, bool]:
+        """One action in the child (an end screen's top-ten list left out: ``compare`` leaves it out too)."""
+        text, reward, done = self.child.call("step", action)
+        return without_top_ten(str(text)), float(reward), bool(done)
+
+    def recorded(self, text: str) -> str:
+        """The recorded text before any top-ten list."""
+        return without_top_ten(text)
+
+    def progression(self) -> float:
+        """BALROG's progress tracker's progression (compat)."""
+        return float(self.child.call("progression"))
+
+    def close(self) -> None:
+        """Nothing to release: the child keeps its engines for the next episode."""
+
+
+def open_nethack(episode: Played, row: Row) -> Player:
+    """The episode's engine, seeded with its recorded seed, in the child of the row's date."""
+    from playbench.core.registry import find_task
+
+    task = find_task(episode.task_id)
+    if task is None or task.facts is None:
+        raise NotVerifiable(f"this playbench has no task {episode.task_id}")
+    if task.facts.kind == "boxoban":
+        raise NotVerifiable(_BOXOBAN)
+    if episode.early:
+        raise NotVerifiable("played by BALROG's evaluator before its public code (steps table Step, Observation, "
+                            "...): its MiniHack/NetHack settings are published nowhere (its rewards, e.g. 0.001 "
+                            "a step, are not those of any public config)")
+    if row.date is None:
+        raise NotVerifiable("the row names no date (metadata.yaml, folder name): NetHack's game depends on it")
+    agent = episode.data.get("agent")
+    images = agent.get("max_image_history", 0) if isinstance(agent, dict) else 0
+    vlm = isinstance(images, int) and images > 0
+    return NetHackPlayer(_child(row.date), task.facts.original, episode.seed, vlm, row.date >= AUTO_MORE_SINCE,
+                         task.facts.max_steps)
+
+
+# -- the child ------------------------------------------------------------------------------------------
+
+
+class _Episode:
+    """BALROG's NLE language wrapper over one engine, with the ``--More--`` handling of its version."""
+
+    def __init__(self, engines: dict[str, Any], env_id: str, seed: int, vlm: bool, auto_more: bool) -> None:
+        from playbench.suites.balrog.nle import actions as A
+        from playbench.suites.balrog.nle.engine import Engine, useful_action_names
+        from playbench.suites.balrog.nle.progression import MiniHackProgress, NetHackProgress
+
+        if env_id not in engines:
+            engines[env_id] = Engine(env_id)
+        self.engine = engines[env_id]
+        self.nethack = env_id.startswith("NetHack")
+        self.mode = "vlm" if vlm else "text"
+        self.auto_more = auto_more
+        self.tracker: Any = NetHackProgress(compat=True) if self.nethack else MiniHackProgress(compat=True)
+        self.legal = (A.nethack_action_names(useful_action_names(), True) if self.nethack
+                      else A.minihack_action_names(self.engine.action_names))
+        self.default = "esc" if self.nethack else "north"
+        self.engine.seed_raw(seed, seed ^ 0x5EED)  # BALROG's display seed is SystemRandom's: any will do
+        self.engine.reset()
+        self.done = False
+
+    def _raw(self, action: str) -> tuple[dict[str, Any], float, bool, dict[str, Any]]:
+        if action not in self.engine._index:
+            raise ValueError(f"Action {action!r} is not recognized or not supported for this environment")
+        obs, reward, done, info = self.engine.env.step(self.engine._index[action])
+        return dict(obs), float(reward), bool(done), dict(info)
+
+    def _track(self, obs: dict[str, Any], reward: float, info: dict[str, Any]) -> None:
+        status = int(info.get("end_status", 0))
+        if self.nethack:
+            from playbench.suites.balrog.nle.game import tombstone_reason
+
+            reason = tombstone_reason(status, obs["tty_chars"]) if self.done else None
+            self.tracker.update(obs["blstats"], reward, self.done, reason, bool(info.get("is_ascended", False)))
+        else:
+            self.tracker.update(reward, status)
+
+    def _wrapper_step(self, action: str) -> tuple[str, dict[str, Any], float]:
+        """BALROG's wrapper step before 2025-03-06: (message, final raw observation, reward of this step)."""
+        from playbench.suites.balrog.nle.engine import MORE, message_text
+
+        obs, reward, done, info = self._raw(action)
+        message = message_text(obs)
+        if MORE in message and not self.done:  # pressed from inside the wrapper, recursively
+            message = message.replace(MORE, " ").replace("\n", " ")
+            _, obs, _ = self._wrapper_step("more")
+            message += message_text(obs)
+        self.done = self.done or done
+        self._track(obs, reward, info)
+        return message, obs, reward
+
+    def step(self, action: str) -> tuple[str, float, bool]:
+        """One evaluator step: the long-term text, the reward and done BALROG recorded."""
+        from playbench.suites.balrog.nle import render
+
+        if self.auto_more:
+            obs, reward, done, message = self.engine.step(action)
+            self.done = self.done or done
+            self._track(obs, reward, self.engine.info)
+        else:
+            message, obs, reward = self._wrapper_step(action)
+        long_term, _ = render.contexts(self.engine.language_obs(obs), message, obs, self.mode)
+        return long_term, reward, self.done
+
+
+#: The head of NetHack's top-ten list on its end screen.
+TOP_TEN = "No  Points     Name"
+
+
+def without_top_ten(text: str) -> str:
+    """The text before NetHack's top-ten list.
+
+    The list holds the earlier games of the machine that ran it (NetHack's record file), in the original and
+    in a re-play alike.
+    """
+    return text.split(TOP_TEN, 1)[0]
+
+
+def _serve(source: IO[bytes], sink: IO[bytes]) -> None:
+    engines: dict[str, Any] = {}
+    episode: _Episode | None = None
+    while True:
+        try:
+            message = pickle.load(source)  # from the parent process that started us
+        except EOFError:
+            return
+        try:
+            if message[0] == "open":
+                episode = _Episode(engines, *message[1:])
+                answer: Any = (episode.legal, episode.default)
+            elif message[0] == "step":
+                assert episode is not None
+                answer = episode.step(message[1])
+            else:
+                assert episode is not None
+                answer = episode.tracker.progression
+            reply: tuple[bool, Any] = (True, answer)
+        except Exception as exc:  # noqa: BLE001  (handed to the parent, which blames the game)
+            reply = (False, RuntimeError(f"{type(exc).__name__}: {exc}"))
+        pickle.dump(reply, sink)
+        sink.flush()
+
+
+if __name__ == "__main__":
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # whatever the engines print goes to stderr, never into the answers' pipe
+    _serve(sys.stdin.buffer, out)
