@@ -3,14 +3,15 @@
 Each recorded episode with steps is played again exactly as the runner played it: the task's game made
 from the parameters in ``run.json``, reset with the episode's recorded seed (itself checked against the
 run's: given by ``--instances``, else derived from the base seed), then stepped with each recorded *executed*
-action. Model output is never re-used: what the agent answered is the agent's business; what the engine
-did with the executed action is checked. At each step the recorded observation (and frame, in image mode),
-validity (a valid step executed a legal action named by the agent; an invalid one the game's default action), reward, score and done must be what
-the engine gives, and at the end the episode's status and totals (steps, reward, invalid actions, score,
-completion, progress, metrics, instance). An episode recorded as an error (``infra-error`` …) is re-played
-through its recorded steps too: if its game ends there, the episode finished, the re-play's status is
-``ok`` and the record differs; if not, its totals must be an unfinished episode's (no score). A step count
-that is not the number of steps stored differs (the claim is compared, never used to size anything).
+action. Model output is never re-used: what the agent answered is the agent's business; what the engine did
+with the executed action is checked. At each step the recorded observation (and frame, in image mode),
+validity (a valid step executed a legal action named by the agent; an invalid one the game's default action),
+reward, score and done must be what the engine gives, and at the end the episode's status and totals (steps,
+reward, invalid actions, score, completion, progress, metrics, instance). An episode recorded as an error
+(``infra-error`` …) is re-played through its recorded steps too: if its game ends there, the episode finished,
+the re-play's status is ``ok`` and the record differs; if not, its totals must be an unfinished episode's (no
+score). A step count that is not the number of steps stored differs (the claim is compared, never used to size
+anything).
 
 Episodes that cannot be checked are counted apart, each with why: steps missing or damaged, an engine or
 data file missing here, or a task that declares its engine not reproducible (``Task.not_reproducible``).
