@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import playbench
-from helpers import PLAYBENCH, only_run_dir, run_cli
+from helpers import only_run_dir, run_cli
 from playbench.core.errors import PlaybenchError
 from playbench.log import read_run
 from playbench.models.fakebatch import FakeBatchServer
@@ -150,4 +150,25 @@ def test_a_limit_that_cannot_be_held_is_refused_in_one_line(tmp_path: Path) -> N
         assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert not tmp_path.exists() or not any(tmp_path.iterdir())  # nothing was created
     assert "--cost-limit USD" in run_cli("eval", "--help", env={"COLUMNS": "200"}).stdout
-    assert PLAYBENCH  # the command the helpers run
+
+
+def test_the_kept_answers_skip_a_torn_line_and_refuse_a_foreign_one(tmp_path: Path) -> None:
+    from playbench.log.answers import PAID_ANSWERS, AnswerJournal
+    from playbench.models.budget import answer_entry
+    from playbench.models.types import ModelOutput
+
+    first, second = (answer_entry(c * 64, ModelOutput(text, 10, 2), 5) for c, text in (("a", "go"), ("b", "stop")))
+    AnswerJournal(tmp_path, tmp_path).add(first)
+    file = tmp_path / PAID_ANSWERS
+    file.write_bytes(file.read_bytes() + b'{"key": "bbb')  # a kill mid-write
+    journal = AnswerJournal(tmp_path, tmp_path)
+    assert journal.find("a" * 64) == first and journal.find("b" * 64) is None
+    journal.add(second)  # the torn end is cut first
+    assert [json.loads(line)["text"] for line in file.read_text().splitlines()] == ["go", "stop"]
+    file.write_text(file.read_text() + json.dumps({**first, "input_tokens": -1}) + "\n")
+    with pytest.raises(PlaybenchError, match="line 3 is not a paid answer"):
+        AnswerJournal(tmp_path, tmp_path).entries()
+    file.unlink()
+    file.symlink_to(tmp_path / "elsewhere.jsonl")
+    with pytest.raises(PlaybenchError, match="refusing to open"):
+        AnswerJournal(tmp_path, tmp_path).entries()

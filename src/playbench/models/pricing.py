@@ -196,3 +196,36 @@ def cost_micro_usd(output: ModelOutput, prices: Price) -> int:
     rates = prices.rates(output.input_tokens, output.batch)
     return round(_micro(rates, output.input_tokens, output.output_tokens, output.cache_read_tokens or 0,
                         output.cache_write_tokens or 0))
+
+
+def inspect_cost(model: str) -> dict[str, float] | None:
+    """``model``'s prices as Inspect's ``ModelCost`` takes them (``inspect eval --model-cost-config``), or None.
+
+    The interactive rates of a prompt below any tier: Inspect applies neither tiers nor batch rates.
+    """
+    price = price_for(model, GenerateConfig())
+    if price is None:
+        return None
+    rates = price.live
+    return {"input": rates.input, "output": rates.output, "input_cache_write": rates.cache_write,
+            "input_cache_read": rates.cache_read}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m playbench.models.pricing MODEL...``: the models' prices as an Inspect ``--model-cost-config``."""
+    import json
+    import sys
+
+    names = sys.argv[1:] if argv is None else argv
+    costs = {name: inspect_cost(name) for name in names}
+    unknown = [name for name, cost in costs.items() if cost is None]
+    if not names or unknown:
+        print(f"error: no price is known for {', '.join(unknown)}" if unknown else
+              "usage: python -m playbench.models.pricing PROVIDER/MODEL... > costs.json", file=sys.stderr)
+        return 2
+    print(json.dumps(costs, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
