@@ -82,3 +82,44 @@ def test_a_run_records_the_price_data_it_used(tmp_path: Path) -> None:
     from importlib.metadata import version
 
     assert versions["genai-prices"] == version("genai-prices")
+
+
+def test_the_dry_run_of_a_sources_instances_shows_the_tokens_it_recorded(tmp_path: Path) -> None:
+    from helpers import run_cli
+    from playbench.api.estimate import estimate
+    from playbench.log import read_run
+    from playbench.models.fakeserver import FakeServer
+
+    with FakeServer() as srv:
+        source = playbench.eval("smartplay/hanoi-3", model="openai/gpt-4o-mini", base_url=srv.url + "/v1",
+                                episodes=3, task_params={"max_steps": 4}, log_dir=tmp_path / "source").path
+    usage = [r.usage for r in read_run(source).episodes()]
+    est = estimate("smartplay/hanoi-3", model="openai/gpt-4o-mini", instances=str(source), episodes=2,
+                   task_params={"max_steps": 4})
+    # the first two of its three instances, and what their tokens cost at this model's rates
+    recorded = est.source_tokens()
+    assert recorded == (usage[0]["input_tokens"] + usage[1]["input_tokens"],
+                        usage[0]["output_tokens"] + usage[1]["output_tokens"])
+    price = price_for("openai/gpt-4o-mini", NONE)
+    assert price is not None and est.source_cost_usd() == pytest.approx(token_cost_usd(price, *recorded))
+    shown = run_cli("eval", "smartplay/hanoi-3", "--model", "openai/gpt-4o-mini", "--instances", str(source),
+                    "-T", "max_steps=4", "--dry-run", env={"COLUMNS": "400"})
+    assert shown.returncode == 0, shown.stderr
+    line = next(ln for ln in shown.stdout.splitlines() if ln.startswith("instances of "))
+    assert f"it recorded {sum(u['input_tokens'] for u in usage):,} input" in line and "this run: typical" in line
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("smartplay/hanoi-3 7\n")
+    bare = run_cli("eval", "smartplay/hanoi-3", "--model", "openai/gpt-4o-mini", "--instances", str(seeds),
+                   "--dry-run", env={"COLUMNS": "400"})
+    assert bare.returncode == 0 and "it records no token counts" in bare.stdout, bare.stderr
+
+
+def test_the_dry_run_of_a_leaderboard_rows_instances_shows_its_recorded_tokens(shared_data: Path) -> None:
+    from playbench.api.estimate import estimate
+
+    row = shared_data / "balrog-leaderboard/LLM/20241030_naive-Llama-3.2-1B-Instruct"
+    files = sorted((row / "babyai/BabyAI-MixedTrainLocal-v0/goto/BabyAI-MixedTrainLocal-v0").glob("goto_run_*.json"))
+    published = [json.loads(path.read_text()) for path in files[:3]]
+    est = estimate("balrog/babyai/goto", model="openai/gpt-4o-mini", instances=str(row), episodes=3)
+    assert est.source_tokens() == (sum(e["input_tokens"] for e in published), sum(e["output_tokens"] for e in published))
+    assert est.source_cost_usd() is not None and est.cost_usd() is not None

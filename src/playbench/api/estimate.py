@@ -76,6 +76,9 @@ class TaskEstimate:
     cache_write_tokens: int = 0
     typical_cache_read_tokens: int = 0
     typical_cache_write_tokens: int = 0
+    #: with ``--instances SOURCE``: the tokens SOURCE records its episodes of the task spent (None: not recorded)
+    source_input_tokens: int | None = None
+    source_output_tokens: int | None = None
 
 
 @dataclass
@@ -86,6 +89,24 @@ class Estimate:
     model: str | None
     tasks: list[TaskEstimate] = field(default_factory=list)
     price: "Price | None" = None
+    instances: str | None = None  # ``--instances SOURCE``: the tasks play its instances
+
+    def source_tokens(self) -> tuple[int, int] | None:
+        """(input, output) tokens SOURCE records for the instances the run plays; None unless every task has them."""
+        if self.instances is None or any(t.source_input_tokens is None or t.source_output_tokens is None
+                                         for t in self.tasks):
+            return None
+        return (sum(t.source_input_tokens or 0 for t in self.tasks),
+                sum(t.source_output_tokens or 0 for t in self.tasks))
+
+    def source_cost_usd(self) -> float | None:
+        """The tokens SOURCE recorded, at this run's model's live rates (None without a price or the tokens)."""
+        from playbench.models.pricing import token_cost_usd
+
+        if self.price is None or self.source_tokens() is None:
+            return None
+        return sum(token_cost_usd(self.price, t.source_input_tokens or 0, t.source_output_tokens or 0,
+                                  prompt_tokens=t.input_tokens_per_call or 0) for t in self.tasks)
 
     @property
     def episodes(self) -> int:
@@ -151,7 +172,8 @@ class Estimate:
                 "typical_cost_usd": self.cost_usd(typical=True), "unmeasured": self.unmeasured,
                 "cache_read_tokens": self.cache_read_tokens, "cached_cost_usd": self.cost_usd(cached=True),
                 "typical_cached_cost_usd": self.cost_usd(typical=True, cached=True),
-                "batch_cost_usd": self.cost_usd(batch=True),
+                "batch_cost_usd": self.cost_usd(batch=True), "instances": self.instances,
+                "source_tokens": self.source_tokens(), "source_cost_usd": self.source_cost_usd(),
                 "tasks": [{**t.__dict__, "cost_usd": self.cost_usd(t), "typical_cost_usd": self.cost_usd(t, True),
                            "cached_cost_usd": self.cost_usd(t, cached=True),
                            "batch_cost_usd": self.cost_usd(t, batch=True)} for t in self.tasks]}
@@ -335,7 +357,8 @@ def estimate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
         raise PlaybenchError("a dry run measures a registered agent, not a custom agent factory")
     check_settings(request.settings, request.given)
     config = request.asked.config()
-    out = Estimate(agent=config.agent, model=config.model)
+    out = Estimate(agent=config.agent, model=config.model, instances=request.settings.instances)
+    recorded = _source_tokens(config, out.instances) if out.instances is not None else {}
     gen = build_generate_config(dict(config.model_params), f"model {config.model}") if config.model else None
     if config.model and gen is not None:
         out.price = price_for(config.model, gen)
@@ -411,5 +434,26 @@ def estimate(tasks: str | Iterable[str] = (), /, **options: Unpack[EvalOptions])
                                       typical_cache_read_tokens=round(typical_calls * (typical_per_call or 0)
                                                                       * cached["typical"][0]),
                                       typical_cache_write_tokens=round(typical_calls * (typical_per_call or 0)
-                                                                       * cached["typical"][1])))
+                                                                       * cached["typical"][1]),
+                                      source_input_tokens=recorded.get(spec.id, (None, None))[0],
+                                      source_output_tokens=recorded.get(spec.id, (None, None))[1]))
+    return out
+
+
+def _source_tokens(config: Any, source: str) -> dict[str, tuple[int | None, int | None]]:
+    """Task -> (input, output) tokens ``source`` records for the instances the run plays of it (None: not all)."""
+    from pathlib import Path
+
+    from playbench.api.instances import read_instances
+
+    held: dict[str, list[Any]] = {}
+    for instance in read_instances(Path(source)):
+        held.setdefault(instance.task, []).append(instance)
+    out: dict[str, tuple[int | None, int | None]] = {}
+    for spec in config.tasks:
+        played = held.get(spec.id, [])[: spec.episodes]
+        if len(played) < spec.episodes or any(i.input_tokens is None or i.output_tokens is None for i in played):
+            out[spec.id] = (None, None)
+        else:
+            out[spec.id] = (sum(i.input_tokens for i in played), sum(i.output_tokens for i in played))
     return out

@@ -104,13 +104,21 @@ def _holds(by_task: dict[str, list[Instance]]) -> str:
 
 
 def _run_instances(run: Path) -> list[Instance]:
-    """A playbench run's schedule: every episode of each task, in index order, with the seed it is reset with."""
-    config = read_run(run).config
+    """A playbench run's schedule: every episode of each task, in index order, with the seed it is reset with.
+
+    An episode recorded with its token counts carries them (one whose server sent none, or not played: None).
+    """
+    log = read_run(run)
+    config, records = log.config, log.latest_episodes()
     found: list[Instance] = []
     for spec in config.tasks:
         task = find_task(spec.id)
         problem = f"this playbench has no task {spec.id}" if task is None else task.not_reproducible
-        found.extend(Instance(spec.id, spec.seed_of(config.seed, index), problem) for index in range(spec.episodes))
+        for index in range(spec.episodes):
+            usage = records[(spec.id, index)].usage if (spec.id, index) in records else None
+            counted = usage is not None and "input_tokens" in usage and not usage.get("tokens_unreported")
+            tokens = (usage["input_tokens"], usage.get("output_tokens", 0)) if counted and usage else (None, None)
+            found.append(Instance(spec.id, spec.seed_of(config.seed, index), problem, *tokens))
     return found
 
 

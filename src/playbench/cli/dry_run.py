@@ -60,9 +60,24 @@ def dry_run(tasks: tuple[str, ...], options: dict[str, Any]) -> None:
         console.print(f"as a batch: typical ~{fmt_cost(est.cost_usd(typical=True, batch=True))}, "
                       f"at most {fmt_cost(est.cost_usd(batch=True))} (the live figures at the batch rates)")
         console.print(Text.assemble("prices: ", plain(est.price.source)))
+    if est.instances is not None:
+        _source_line(est)
     if est.model and est.price is None:
         console.print("cost: no list price known for this model; give -M price_input=USD -M price_output=USD "
                       "(per million tokens)", style="yellow")
     if not est.model:
         console.print(f"agent {est.agent} calls no model: {est.episodes} episodes, no tokens, no cost")
 
+
+def _source_line(est: Any) -> None:
+    """With ``--instances SOURCE``: the tokens SOURCE recorded for these instances, beside this run's estimate."""
+    recorded = est.source_tokens()
+    shown = Text.assemble("instances of ", plain(est.instances), ": ")
+    if recorded is None:
+        console.print(shown + Text("it records no token counts for every one of them"))
+        return
+    at = f" ({fmt_cost(est.source_cost_usd())} at {est.model}'s rates)" if est.price is not None else ""
+    here = (f"; this run: typical ~{fmt_cost(est.cost_usd(typical=True))}, at most {fmt_cost(est.cost_usd())}"
+            if est.price is not None else "")
+    console.print(shown + Text(f"it recorded {fmt_count(recorded[0])} input and {fmt_count(recorded[1])} output "
+                               f"tokens{at}{here}"))

@@ -196,12 +196,15 @@ class Instance:
     """One episode a folder holds, as ``eval --instances`` plays it again: playbench's task id and its seed.
 
     ``problem`` says why playbench cannot play that instance again from its seed (None: it can); ``seed`` is
-    None when the folder does not record it (``problem`` then says so).
+    None when the folder does not record it (``problem`` then says so). ``input_tokens`` and ``output_tokens``
+    are the tokens the folder records the episode spent (None: not recorded), shown by ``eval --dry-run``.
     """
 
     task: str
     seed: int | None
     problem: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
 
 
 @dataclass(frozen=True)

@@ -465,6 +465,8 @@ def instances(folder: Path) -> list[Instance]:
                 problem = f"its file {relative.rpartition('/')[2][:80]} does not say which episode it is (_run_<NN>)"
             if problem is None and seed is None:
                 problem = "its episode file holds no seed"
-            found.append((int(named.group(1)) if named else -1, Instance(row.id, seed, problem)))
+            tokens = [n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
+                      for n in (data.get("input_tokens"), data.get("output_tokens"))]
+            found.append((int(named.group(1)) if named else -1, Instance(row.id, seed, problem, *tokens)))
     found.sort(key=lambda pair: pair[0])  # stable: each task's episodes in index order
     return [instance for _, instance in found]
