@@ -106,7 +106,8 @@ class Player(Protocol):
     """An environment made as BALROG made the episode's, stepped with executed actions.
 
     ``recorded(text)`` gives the part of a recorded observation the player's texts are compared with (all
-    of it, but for what the original itself shows from outside the episode, such as NetHack's top ten).
+    of it, but for what the original itself shows from outside the episode, such as NetHack's top ten), or
+    None when that step's observation is not compared (an end screen made of the machine's earlier games).
     """
 
     #: BALROG's action set (None: any text is a command), its default action and its loop's step limit
@@ -117,8 +118,8 @@ class Player(Protocol):
     def step(self, action: str) -> tuple[str, float, bool]:
         """Play one valid action: the observation text BALROG's wrapper gave (no note), reward, done."""
 
-    def recorded(self, text: str) -> str:
-        """The part of a recorded observation that is compared."""
+    def recorded(self, text: str) -> str | None:
+        """The part of a recorded observation that is compared (None: not this step's)."""
 
     def progression(self) -> float:
         """The episode's progression as that BALROG version computed it."""
@@ -199,7 +200,8 @@ def _compare(episode: Played, row: Row, player: Player) -> Difference | None:
         text, reward, done = player.step(action)
         if action != step.answer:
             text = with_note(row.style, episode.early, step.answer, action, text)
-        for name, recorded, replayed in (("Observation", player.recorded(step.observation), text),
+        shown = player.recorded(step.observation)
+        for name, recorded, replayed in (("Observation", text if shown is None else shown, text),
                                           ("Reward", _float(step.reward), float(reward)),
                                           ("Done", step.done, str(bool(done)))):
             if not same(recorded, replayed):
@@ -223,10 +225,25 @@ def _float(value: str) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def env_counts(findings: list[Finding]) -> dict[str, tuple[int, int, int]]:
+    """(verified, differing, not verifiable) per environment (a finding's task is ``balrog/<env>/…``)."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for finding in findings:
+        parts = finding.task.split("/")
+        env = parts[1] if parts[0] == "balrog" and len(parts) > 2 else parts[0]
+        counts[env][("verified", "differs", "not-verifiable").index(finding.verdict)] += 1
+    return {env: (v, d, n) for env, (v, d, n) in counts.items()}
+
+
+def count_notes(result: VerifyResult) -> None:
+    """Add each environment's ``N verified, M differing, K not verifiable`` to the notes."""
+    for env, (verified, differing, unverifiable) in env_counts(result.findings).items():
+        result.notes.append(f"{env}: {verified} verified, {differing} differing, {unverifiable} not verifiable")
+
+
 def replay_all(episodes: list[Played], row: Row, openers: dict[str, Opener], result: VerifyResult,
                runner: asyncio.Runner) -> None:
-    """Settle each episode into a finding, in order, and add the per-environment counts to the notes."""
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    """Settle each episode into a finding, in order."""
     for episode in episodes:
         opener = openers.get(episode.env)
         if opener is None:
@@ -235,6 +252,3 @@ def replay_all(episodes: list[Played], row: Row, openers: dict[str, Opener], res
         else:
             finding = settle(runner, episode.label, episode.index, replay(episode, row, opener))
         result.findings.append(finding)
-        counts[episode.env][("verified", "differs", "not-verifiable").index(finding.verdict)] += 1
-    for env, (verified, differing, unverifiable) in counts.items():
-        result.notes.append(f"{env}: {verified} verified, {differing} differing, {unverifiable} not verifiable")

@@ -98,14 +98,23 @@ class NetHackPlayer:
         self.child = child
         self.legal, self.default = child.call("open", env_id, seed, vlm, auto_more)
         self.limit = limit
+        self._last, self._done = "", False
 
     def step(self, action: str) -> tuple[str, float, bool]:
-        """One action in the child (an end screen's top-ten list left out: ``compare`` leaves it out too)."""
+        """One action in the child (an end screen's top-ten list left out: ``recorded`` leaves it out too)."""
         text, reward, done = self.child.call("step", action)
-        return without_top_ten(str(text)), float(reward), bool(done)
+        self._last, self._done = without_top_ten(str(text)), bool(done)
+        return self._last, float(reward), self._done
 
-    def recorded(self, text: str) -> str:
-        """The recorded text before any top-ten list."""
+    def recorded(self, text: str) -> str | None:
+        """The recorded text before any top-ten list; a last step's end screen is not compared.
+
+        After the game ends NetHack shows screens that depend on the record file of the machine that ran it
+        (``You made the top ten list!``, the list): where the re-play ends at the same step, its own end
+        screen is not compared (reward and done still are).
+        """
+        if self._done and (TOP_TEN in text or "You made the top ten list!" in text):
+            return None
         return without_top_ten(text)
 
     def progression(self) -> float:

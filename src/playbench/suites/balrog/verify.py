@@ -137,6 +137,7 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, le
             leaderboard.replay_all(played, row, openers, result, runner)
         finally:
             leaderboard_nle.stop_children()
+        leaderboard.count_notes(result)
         result.notes.append(leaderboard.ROW_NOTE)
         if any(e.env in ("minihack", "nle") for e in played):
             result.notes.append(leaderboard_nle.CLOCK_NOTE.format(date=row.date))

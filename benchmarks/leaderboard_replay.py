@@ -1,0 +1,74 @@
+"""Re-play every public BALROG leaderboard row whose episodes are published, with ``playbench verify``.
+
+Usage: ``python benchmarks/leaderboard_replay.py SUBMISSIONS`` where SUBMISSIONS is the ``submissions``
+folder of a checkout of github.com/balrog-ai/experiments (commit 989931c: 18 rows publish their episodes,
+16 LLM and 2 VLM). Prints, per row and environment, verified / differing / not verifiable, the time per
+row and in all, beside the goal (all rows on 2 cores in at most 30 minutes). TextWorld games are made on
+first use and cached (``python -m playbench.suites.balrog.textworld.cache TASK N`` makes them beforehand).
+"""
+
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from playbench.api.verify import verify
+from playbench.suites.balrog.leaderboard import env_counts
+
+GOAL_S = 30 * 60
+ENVS = ("babyai", "crafter", "textworld", "babaisai", "minihack", "nle")
+
+
+def rows(submissions: Path) -> list[Path]:
+    """The row folders that hold episode files."""
+    found = []
+    for side in ("LLM", "VLM"):
+        for row in sorted((submissions / side).iterdir()):
+            if row.is_dir() and next(row.glob("*/**/*_run_*.json"), None) is not None:
+                found.append(row)
+    return found
+
+
+def main() -> None:
+    """Verify each row; print its table line and the reasons, then the totals and the time."""
+    submissions = Path(sys.argv[1])
+    total: Counter[str] = Counter()
+    per_env: dict[str, Counter[str]] = {env: Counter() for env in ENVS}
+    reasons: Counter[str] = Counter()
+    start = time.perf_counter()
+    print("| row | " + " | ".join(ENVS) + " | all | seconds |")
+    print("| --- |" + " --- |" * (len(ENVS) + 2))
+    for row in rows(submissions):
+        began = time.perf_counter()
+        result = verify(str(row))
+        took = time.perf_counter() - began
+        found = env_counts(result.findings)
+        cells = []
+        for env in ENVS:
+            if env in found:
+                v, d, n = found[env]
+                per_env[env].update(verified=v, differing=d, unverifiable=n)
+                cells.append(f"{v}/{d}/{n}")
+            else:
+                cells.append("—")
+        total.update(verified=result.verified, differing=result.differing, unverifiable=result.not_verifiable)
+        for finding in result.findings:
+            if finding.verdict == "not-verifiable":
+                reasons[re.sub(r"\d+", "N", finding.reason or "")[:110]] += 1
+            elif finding.verdict == "differs" and finding.difference is not None:
+                reasons["DIFFERS " + finding.task + " " + finding.difference.field] += 1
+        line = f"{result.verified}/{result.differing}/{result.not_verifiable}"
+        print(f"| {row.parent.name}/{row.name} | " + " | ".join(cells) + f" | {line} | {took:.0f} |", flush=True)
+    elapsed = time.perf_counter() - start
+    print("| all rows | " + " | ".join(f"{c['verified']}/{c['differing']}/{c['unverifiable']}"
+                                       for c in per_env.values())
+          + f" | {total['verified']}/{total['differing']}/{total['unverifiable']} | {elapsed:.0f} |")
+    print(f"\ncells: verified/differing/not verifiable; time {elapsed:.0f} s (goal <= {GOAL_S} s on 2 cores)")
+    print("\nreasons (not verifiable) and differences, by count:")
+    for reason, n in reasons.most_common():
+        print(f"  {n:5d}  {reason}")
+
+
+if __name__ == "__main__":
+    main()
