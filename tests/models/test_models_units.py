@@ -126,7 +126,8 @@ def test_prices_turn_usage_into_cost() -> None:
     usage = model.usage(out)
     assert usage["cost_micro_usd"] == round(out.input_tokens * 2 + out.output_tokens * 10)
     assert "cost_micro_usd" not in create_model("mock/m").usage(out)
-    assert create_model("openai/gpt-4o", {}, ModelSettings(base_url="http://x")).prices[:2] == (2.5, 10.0)
+    prices = create_model("openai/gpt-4o", {}, ModelSettings(base_url="http://x")).prices
+    assert prices is not None and (prices.input, prices.output) == (2.5, 10.0)
 
 
 def test_context_overflow_from_server_is_not_retried() -> None:
