@@ -11,9 +11,16 @@ The protocol is read from the files' ``agent`` and ``client`` blocks: the model'
 playbench's ``compat``; a block without ``compat`` is BALROG's own code, whose parsing is playbench's compat.
 A setting the episode files disagree on is shown as ``mixed``. The date is ``metadata.yaml``'s, else the
 leaderboard folder name's (``20241030_...``).
+
+For ``board``, each episode also carries the token counts its file records (``input_tokens``,
+``output_tokens``; ``num_steps`` as the calls, BALROG asking the model once a step) and its CSV of steps
+when the folder holds one; the model is named as playbench names it (BALROG's ``gemini`` client is
+``google``, ``claude`` is ``anthropic``), so that a listed price applies.
 """
 
+import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,6 +38,8 @@ AGENTS = {balrog: ours for ours, balrog in submission.AGENT_TYPES.items()}
 BALROG_STRATEGIES = frozenset({"naive", "cot", "robust_naive", "robust_cot", "few_shot"})
 _DATE = re.compile(rb"^date:\s*[\"']?(\d{4}-\d{2}-\d{2})", re.MULTILINE)
 _NAME_DATE = re.compile(r"^(\d{4})(\d{2})(\d{2})_")
+#: BALROG's client names -> playbench's providers, where they differ (BALROG's ``create_llm_client``)
+PROVIDERS = {"gemini": "google", "claude": "anthropic"}
 
 
 def _task_ids() -> dict[tuple[str, str], str]:
@@ -99,6 +108,9 @@ def episodes(folder: Path, options: Mapping[str, str]) -> Comparable:
     """The folder's episodes keyed by seed, its protocol and what was left out (``FormatHooks.episodes``)."""
     folder = Path(folder)
     logs = submission.read_episodes(folder)  # every file checked, links refused
+    files = submission.episode_files(folder)
+    if [len(v) for v in files.values()] != [len(v) for v in logs.values()]:
+        raise PlaybenchError(f"{folder}: its episode files changed while it was read; read it again")
     if not logs:
         raise PlaybenchError(f"{folder}: no episode files (a published summary alone): nothing to pair")
     ids = _task_ids()
@@ -107,7 +119,7 @@ def episodes(folder: Path, options: Mapping[str, str]) -> Comparable:
     unseeded = 0
     stated: list[dict[str, Any]] = []
     for env, env_logs in logs.items():
-        for log in env_logs:
+        for log, relative in zip(env_logs, files[env], strict=True):
             task = ids.get((env, str(log.get("task"))))
             seed = log.get("seed")
             if task is None:
@@ -115,7 +127,8 @@ def episodes(folder: Path, options: Mapping[str, str]) -> Comparable:
             elif isinstance(seed, bool) or not isinstance(seed, int):
                 unseeded += 1
             else:
-                found.append(ComparedEpisode(task, seed, float(log.get("progression", 0.0))))
+                found.append(ComparedEpisode(task, seed, float(log.get("progression", 0.0)), usage=_usage(log),
+                                             source=_steps_file(folder, relative)))
                 stated.append(episode_settings(log.get("agent"), log.get("client")))
     notes = []
     if unknown:
@@ -127,11 +140,42 @@ def episodes(folder: Path, options: Mapping[str, str]) -> Comparable:
     date = _date(folder)
     if date is not None:
         settings["date"] = date
-    model = next((s for s in _models(logs)), None)
+    models = _models(logs)
+    model = next(iter(models), None)
     agent = settings.get("agent")
     label = " + ".join(str(x) for x in (model, agent) if x) or folder.name
     return Comparable(label=label, episodes=tuple(found), key="seed", run_key=_seed,
-                      unpairable="it holds no seed", settings=settings, notes=tuple(notes))
+                      unpairable="it holds no seed", settings=settings, notes=tuple(notes),
+                      model=_playbench_model(models[0]) if len(models) == 1 else None)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _usage(log: dict[str, Any]) -> dict[str, int]:
+    """The episode file's token counts and steps (its model calls); empty unless it records both counts."""
+    if not (_count(log.get("input_tokens")) and _count(log.get("output_tokens"))):
+        return {}
+    usage = {"input_tokens": log["input_tokens"], "output_tokens": log["output_tokens"]}
+    if _count(log.get("num_steps")) and log["num_steps"] > 0:
+        usage["calls"] = log["num_steps"]
+    return usage
+
+
+def _steps_file(folder: Path, relative: str) -> str | None:
+    """The episode's CSV of steps beside its JSON file, when it is a regular file (a link is not shown)."""
+    csv = relative.removesuffix(".json") + ".csv"
+    try:
+        return csv if stat.S_ISREG(os.lstat(Path(folder) / csv).st_mode) else None
+    except OSError:
+        return None
+
+
+def _playbench_model(name: str) -> str:
+    """``gemini/gemini-2.5-pro`` -> ``google/gemini-2.5-pro``: BALROG's client name as playbench's provider."""
+    client, sep, model_id = name.partition("/")
+    return f"{PROVIDERS.get(client, client)}{sep}{model_id}"
 
 
 def _models(logs: dict[str, list[dict[str, Any]]]) -> list[str]:
