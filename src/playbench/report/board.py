@@ -73,6 +73,8 @@ td.differs { background: #fff4d6; }
 .rank { color: #555; font-size: 12px; display: block; }
 .partial { color: #8a5a00; }
 table.board td { white-space: nowrap; }
+table.board td.wrap { white-space: normal; min-width: 24em; }
+table.episodes td { white-space: nowrap; overflow-wrap: normal; }
 """
 
 
@@ -335,10 +337,10 @@ def _cost_cells(c: dict[str, Any]) -> str:
     if c["usd"] is None:
         shown = f"≥ {_usd(c['at_least'])}" if c["at_least"] else "unknown"
         return (f"<td class='l' title='{_e(c['how'])}'>{html.escape(shown)}</td><td>-</td><td>-</td>"
-                f"<td class='l meta'>{_e(c['how'])}</td>")
+                f"<td class='l meta wrap'>{_e(c['how'])}</td>")
     per_point = "-" if c["per_point"] is None else _usd(c["per_point"], 4)
     return (f"<td>{_usd(c['usd'])}</td><td>{_usd(c['per_episode'], 4)}</td><td>{per_point}</td>"
-            f"<td class='l meta'>{_e(c['how'])}</td>")
+            f"<td class='l meta wrap'>{_e(c['how'])}</td>")
 
 
 def _row_name(row: dict[str, Any]) -> str:
@@ -424,7 +426,7 @@ def _pairs_table(data: dict[str, Any]) -> str:
                           for x in p["protocol"]) or "none"
         lines.append(f"<tr><td class='l'>{a}</td><td class='l'>{b}</td><td>{o.get('n', 0)}</td>"
                      f"<td>{html.escape(diff)}</td><td>{'-' if pv is None else f'{pv:.3g}'}</td>"
-                     f"<td class='l'>{_e(proto)}</td></tr>")
+                     f"<td class='l wrap'>{_e(proto)}</td></tr>")
     return ("<h2>Pairs</h2><p class='meta'>Every two rows that share instances, as <code>playbench compare A B</code> "
             "gives them: B − A in points of progression over the shared episodes (BALROG's aggregate), its 95% "
             "bootstrap interval stratified by environment, the sign-flip p, and the protocol differences.</p>"
