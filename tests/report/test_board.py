@@ -163,3 +163,14 @@ def test_refusals_and_a_board_written_again(rows: dict[str, Path], tmp_path: Pat
     _board(str(rows["run"]), "-o", str(site))
     assert (outside / "keep.txt").read_text() == "keep" and not (site / "view").is_symlink()
     assert sorted(p.name for p in site.glob("row-*.html")) == ["row-0.html"]
+
+
+def test_a_run_no_model_played_costs_nothing_not_unknown(rows: dict[str, Path], tmp_path: Path) -> None:
+    done = run_cli("eval", "balrog/babyai/goto", "--episodes", "2", "--log-dir", str(tmp_path / "runs"), "--quiet")
+    assert done.returncode == 0, done.stderr
+    index = _board(str(only_run_dir(tmp_path / "runs")), "--with", str(rows["priced"]), "-o", str(tmp_path / "site"))
+    data = json.loads((index.parent / "board.json").read_text())
+    assert data["costs"]["0"]["none"] is True and data["costs"]["0"]["usd"] is None
+    assert "<td class='l' title='no model played'>none</td>" in index.read_text()
+    # the reference agent played the first two goto seeds of the mock run the folder was exported from: they pair
+    assert [(p["a"], p["b"], p["overall"]["n"]) for p in data["pairs"]] == [(0, 1, 2)]

@@ -224,13 +224,16 @@ def pairs(rows: list[Row]) -> list[dict[str, Any]]:
 
 
 def cost(row: Row) -> dict[str, Any]:
-    """The row's cost: ``usd`` (None: unknown), ``at_least`` (a lower bound when counts are missing), ``how``."""
+    """The row's cost: ``usd`` (None: unknown), ``at_least`` (a lower bound when counts are missing), ``how``.
+
+    ``none`` marks a run no model played (a reference agent): nothing was spent, which is not "unknown".
+    """
     if isinstance(row.source, Folder):
         return _folder_cost(row.source)
     total = usage_total(list(row.side.usage.values()))
     episodes = row.side.episodes.get("recorded", 0)
     if row.side.model is None:
-        return {"usd": None, "at_least": None, "episodes": episodes, "how": "no model played: nothing to price"}
+        return {"usd": None, "at_least": None, "episodes": episodes, "how": "no model played", "none": True}
     if "cost_micro_usd" not in total:
         return {"usd": None, "at_least": None, "episodes": episodes,
                 "how": f"unknown: no price for {row.side.model} when it ran"}
@@ -335,7 +338,7 @@ def _usd(x: float | None, digits: int = 2) -> str:
 
 def _cost_cells(c: dict[str, Any]) -> str:
     if c["usd"] is None:
-        shown = f"≥ {_usd(c['at_least'])}" if c["at_least"] else "unknown"
+        shown = "none" if c.get("none") else f"≥ {_usd(c['at_least'])}" if c["at_least"] else "unknown"
         return (f"<td class='l' title='{_e(c['how'])}'>{html.escape(shown)}</td><td>-</td><td>-</td>"
                 f"<td class='l meta wrap'>{_e(c['how'])}</td>")
     per_point = "-" if c["per_point"] is None else _usd(c["per_point"], 4)
