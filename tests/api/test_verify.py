@@ -1,6 +1,8 @@
 """``playbench verify``: untouched runs re-play to their records; an edited record of any kind is found."""
 
+import csv
 import dataclasses
+import io
 import json
 import shutil
 import struct
@@ -135,6 +137,29 @@ def test_an_edited_observation_inside_a_shard_is_found(runs: dict[str, Path], tm
     assert done.returncode == 1 and "differs: balrog/babyai/goto #0 step 1 observation" in done.stdout
 
 
+def test_an_edited_final_observation_is_found(runs: dict[str, Path], tmp_path: Path) -> None:
+    """The observation after the last step (kept on that step only) is re-played and compared like the others."""
+    run = _copy(runs["random"], tmp_path)
+    record = next(r for r in _lines(run) if r["task"] == "balrog/babyai/goto" and r["index"] == 1)
+    log = playbench.read_run(run)
+    steps = log.read_trajectory(next(e for e in log.episodes() if e.task == "balrog/babyai/goto" and e.index == 1))
+    assert [s.next_observation is not None for s in steps] == [False] * (len(steps) - 1) + [True]
+    last = len(steps) - 1
+    old = f'"done":true,"next_observation":{json.dumps(steps[-1].next_observation)}'.encode()
+    assert b"wall" in old  # BabyAI's text names the walls in view
+    _edit_shard(run / record["trajectory"].split("#")[0], old, old.replace(b"wall", b"WALL", 1))
+    found = _differing(playbench.verify(run))
+    assert list(found) == ["balrog/babyai/goto #1"]
+    assert found["balrog/babyai/goto #1"].startswith(f"step {last} next_observation: recorded ")
+    # kept on a step that did not end the episode: the re-play keeps none there
+    run = _copy(runs["random"], tmp_path / "again")
+    first = f'"step":0,"observation":{json.dumps(steps[0].observation)}'.encode()
+    _edit_shard(run / record["trajectory"].split("#")[0], first, first.replace(b'"step":0,', b'"step":0,'
+                b'"next_observation":"somewhere else",'))
+    found = _differing(playbench.verify(run))
+    assert found == {"balrog/babyai/goto #1": "step 0 next_observation: recorded 'somewhere else', replayed None"}
+
+
 def test_an_edited_action_is_found(runs: dict[str, Path], tmp_path: Path) -> None:
     """A reference policy plays alongside: a different executed action is the policy's difference."""
     run = _copy(runs["random"], tmp_path)
@@ -189,7 +214,7 @@ def test_a_folder_that_is_no_run_is_refused(tmp_path: Path) -> None:
 
 
 def test_balrog_submissions(runs: dict[str, Path], tmp_path: Path) -> None:
-    """A reference policy's submission re-plays from its seeds and Action column; a model's cannot."""
+    """A reference policy's and a model's submission both re-play, to their last row; a changed cell differs."""
     folder = tmp_path / "random"
     assert run_cli("export", str(runs["random"]), "--format", "balrog", "-o", str(folder)).returncode == 0
     result = playbench.verify(folder)
@@ -203,12 +228,33 @@ def test_balrog_submissions(runs: dict[str, Path], tmp_path: Path) -> None:
     done = run_cli("verify", str(folder))
     assert done.returncode == 1 and "differs: balrog/babyai/goto #1 step" in done.stdout
 
+    # a mock model's run, played to its game's end: its answers re-play through BALROG's validity check
+    log = tmp_path / "played"
+    assert run_cli("eval", "balrog/babyai/goto", "--model", "mock/demo", "-M", "invalid_rate=0.4", "--episodes", "2",
+                   "--seed", "7", "--quiet", "--log-dir", str(log)).returncode == 0
     model = tmp_path / "model"
-    assert run_cli("export", str(runs["model"]), "--format", "balrog", "-o", str(model)).returncode == 0
+    assert run_cli("export", str(only_run_dir(log)), "--format", "balrog", "-o", str(model)).returncode == 0
     result = playbench.verify(model)
-    assert result.not_verifiable == 2 and result.verified == 0 and result.ok and result.unchecked == 2
-    assert run_cli("verify", str(model)).returncode == 3  # the model's answers are no executed actions
-    assert all("model's answers" in (f.reason or "") for f in result.findings)
+    assert (result.verified, result.differing, result.not_verifiable) == (2, 0, 0), result.findings
+    assert run_cli("verify", str(model)).returncode == 0
+    csv_file = next(model.rglob("*_run_00.csv"))
+    rows = list(csv.reader(io.StringIO(csv_file.read_text(), newline=""), escapechar="˘"))
+    assert rows[-1][3] and rows[-1][5] == "True"  # the observation after the final step is there
+    assert any(row[3].startswith("\n\nYour previous output did not contain a valid action.") for row in rows)
+    rows[-1][3] = rows[-1][3].replace("wall", "WALL", 1) if "wall" in rows[-1][3] else rows[-1][3] + "!"
+    with csv_file.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh, escapechar="˘").writerows(rows)
+    changed = _differing(playbench.verify(model))
+    assert list(changed) == ["balrog/babyai/goto #0"]
+    assert changed["balrog/babyai/goto #0"].startswith(f"step {len(rows) - 2} Observation: recorded")
+
+    # the fixture's model run was stopped by -T max_steps, which a submission does not record
+    capped = tmp_path / "capped"
+    assert run_cli("export", str(runs["model"]), "--format", "balrog", "-o", str(capped)).returncode == 0
+    result = playbench.verify(capped)
+    assert (result.verified, result.differing, result.not_verifiable) == (0, 0, 2) and result.ok
+    assert all("a step limit of the run (-T max_steps)" in (f.reason or "") for f in result.findings)
+    assert run_cli("verify", str(capped)).returncode == 3
 
 
 def test_frames_are_compared_by_their_pixels(tmp_path: Path) -> None:

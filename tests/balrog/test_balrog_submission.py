@@ -8,8 +8,12 @@ name may hold a slash). The test writes a folder of that shape itself and checks
 recomputed as published.
 """
 
+import csv
+import io
 import json
+import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -18,6 +22,8 @@ from playbench.cli.eval_cmd import command as eval_command
 from playbench.cli.export_cmd import command as export_command
 from playbench.cli.report_cmd import command as report_command
 from playbench.core.errors import PlaybenchError
+from playbench.core.registry import find_task
+from playbench.log import read_run
 from playbench.suites.balrog import submission
 
 # -- facts of the published submission -------------------------------------------------------------------
@@ -289,3 +295,104 @@ def test_deeply_nested_json_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "summary.json").write_text('{"a": ' + "[" * 200_000 + "]" * 200_000 + "}")
     with pytest.raises(PlaybenchError, match="summary.json is not readable JSON"):
         submission.read_submission(tmp_path)
+
+
+# -- the steps table's last row: the observation the game showed after the final step ---------------------------
+
+#: BALROG's note before the observation that follows an answer naming no valid action (its evaluator since c347aa8)
+NOTE = "\n\nYour previous output did not contain a valid action. Defaulted to action: {action}\n\nObservation:\n"
+
+
+def _eval(tmp_path: Path, *args: str) -> Path:
+    logs = tmp_path / "logs"
+    result = CliRunner().invoke(eval_command, [*args, "--log-dir", str(logs), "--quiet"])
+    assert result.exit_code == 0, result.output
+    (run,) = [p for p in logs.iterdir() if p.is_dir()]
+    return run
+
+
+def _shown_after(run: Path, record: Any) -> str:
+    """What the game shows after the episode's steps: a fresh game reset with its seed, stepped with its actions."""
+    log = read_run(run)
+    task = find_task(record.task)
+    assert task is not None
+    values = next(spec.params for spec in log.config.tasks if spec.id == record.task)
+    game = task.make_game(task.params(values), record.index)
+    try:
+        shown, _ = game.reset(seed=record.seed)
+        for step in log.read_trajectory(record):
+            shown, *_ = game.step(step.executed)
+    finally:
+        game.close()
+    return shown
+
+
+def _rows(folder: Path, task_id: str, index: int) -> list[list[str]]:
+    env, task = submission.original_name(task_id)
+    text = (folder / submission.episode_path(env, task, index, ".csv")).read_text(encoding="utf-8")
+    return list(csv.reader(io.StringIO(text, newline=""), escapechar="˘"))[1:]
+
+
+def test_last_row_shows_the_observation_after_the_final_step(run_dir: Path, tmp_path: Path) -> None:
+    """Every row's Observation is the text after its step; the last one's too (no longer ``""``)."""
+    target = tmp_path / "sub"
+    assert CliRunner().invoke(export_command, [str(run_dir), "--format", "balrog", "-o", str(target)]).exit_code == 0
+    log = read_run(run_dir)
+    checked = 0
+    for record in log.episodes():
+        if record.task not in ("balrog/babyai/goto", "balrog/babaisai/goto_win", "balrog/crafter/default"):
+            continue
+        steps, rows = log.read_trajectory(record), _rows(target, record.task, record.index)
+        assert [row[3] for row in rows[:-1]] == [step.observation for step in steps[1:]]
+        assert rows[-1][3] == steps[-1].next_observation == _shown_after(run_dir, record) != ""
+        assert rows[-1][5] == "True" and [s.next_observation is None for s in steps[:-1]] == [True] * (len(steps) - 1)
+        checked += 1
+    assert checked == 6
+
+
+def test_an_invalid_final_answer_shows_balrog_note(tmp_path: Path) -> None:
+    """After an answer naming no valid action the row holds the agent's parsed answer and BALROG's note."""
+    run = _eval(tmp_path, "balrog/babyai/goto", "balrog/babaisai/goto_win", "--model", "mock/demo",
+                "-M", "invalid_rate=1", "-T", "max_steps=3", "--episodes", "1", "--seed", "1")
+    target = tmp_path / "sub"
+    assert CliRunner().invoke(export_command, [str(run), "--format", "balrog", "-o", str(target)]).exit_code == 0
+    log = read_run(run)
+    defaults = {"balrog/babyai/goto": "go forward", "balrog/babaisai/goto_win": "idle"}  # each game's default action
+    assert sorted(record.task for record in log.episodes()) == sorted(defaults)
+    for record in log.episodes():
+        default = defaults[record.task]
+        *_, last = rows = _rows(target, record.task, record.index)
+        assert len(rows) == 3 and last[1] == "I am not sure what to do here"  # BALROG's response.completion
+        assert last[3] == NOTE.format(action=default) + _shown_after(run, record), record.task
+        assert all(row[3].startswith(NOTE.format(action=default)) for row in rows)
+
+
+def test_a_run_recorded_before_next_observation_exports_and_verifies(tmp_path: Path) -> None:
+    """A run whose steps hold no ``next_observation`` (the first layout, as written then) reads, verifies and exports."""
+    import playbench
+    from playbench.log import trajectory_path
+
+    run = _eval(tmp_path, "balrog/babyai/goto", "--agent", "random", "--episodes", "2")
+    log = read_run(run)
+    old = tmp_path / "old"
+    old.mkdir()
+    shutil.copy(run / "run.json", old / "run.json")
+    lines = []
+    for record in log.episodes():
+        steps = log.read_trajectory(record)
+        assert steps[-1].next_observation is not None
+        path = old / trajectory_path(record.task, record.index)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"".join(s.model_copy(update={"next_observation": None}).json_line() for s in steps))
+        lines.append(record.model_copy(update={"trajectory": trajectory_path(record.task, record.index)}))
+    (old / "episodes.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in lines))
+    assert b"next_observation" not in b"".join(p.read_bytes() for p in old.rglob("*.jsonl"))
+
+    assert (playbench.verify(old).verified, playbench.verify(old).differing) == (2, 0)
+    target = tmp_path / "sub"
+    assert CliRunner().invoke(export_command, [str(old), "--format", "balrog", "-o", str(target)]).exit_code == 0
+    for index in range(2):
+        rows = _rows(target, "balrog/babyai/goto", index)
+        assert rows[-1][3] == "" and all(row[3] for row in rows[:-1])
+    result = playbench.verify(target)
+    assert (result.verified, result.differing, result.not_verifiable) == (2, 0, 0)

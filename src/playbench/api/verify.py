@@ -6,8 +6,9 @@ run's: given by ``--instances``, else derived from the base seed), then stepped 
 action. Model output is never re-used: what the agent answered is the agent's business; what the engine did
 with the executed action is checked. At each step the recorded observation (and frame, in image mode),
 validity (a valid step executed a legal action named by the agent; an invalid one the game's default action),
-reward, score and done must be what the engine gives, and at the end the episode's status and totals (steps,
-reward, invalid actions, score, completion, progress, metrics, instance). An episode recorded as an error
+reward, score and done must be what the engine gives, as must the observation after the last step where it is
+recorded (runs written before kept none), and at the end the episode's status and totals (steps, reward,
+invalid actions, score, completion, progress, metrics, instance). An episode recorded as an error
 (``infra-error`` …) is re-played through its recorded steps too: if its game ends there, the episode finished,
 the re-play's status is ``ok`` and the record differs; if not, its totals must be an unfinished episode's (no
 score). A step count that is not the number of steps stored differs (the claim is compared, never used to size
@@ -48,7 +49,7 @@ from playbench.core.verdict import (
     task_problem,
 )
 from playbench.log.read import RunLog, read_run
-from playbench.runner.outcome import Fault, Tally, episode_record, game_end, number
+from playbench.runner.outcome import Fault, Tally, episode_record, final_observation, game_end, number
 from playbench.runner.plan import EpisodeJob
 
 __all__ = ["Difference", "Finding", "NotVerifiable", "Verdict", "VerifyResult", "fresh_game", "lend_policy",
@@ -270,10 +271,18 @@ async def _play(game: Any, record: EpisodeRecord, task: Task, steps: list[StepRe
         tally.steps += 1
         difference = (_differ("reward", step.reward, float(reward), step.step)
                       or _differ("score", step.score, number(tally.info.get("score")) or 0.0, step.step)
-                      or _differ("done", step.done, tally.done, step.step))
+                      or _differ("done", step.done, tally.done, step.step)
+                      or _after(step, tally, obs))
         if difference is not None:
             return difference
     return None
+
+
+def _after(step: StepRecord, tally: Tally, obs: str) -> Difference | None:
+    """The game's observation after the step, where the step records one (a run written before records none)."""
+    if step.next_observation is None:
+        return None
+    return _differ("next_observation", step.next_observation, final_observation(tally, obs), step.step)
 
 
 def _frame(step: StepRecord, image: Any, read_frame: Callable[[str], bytes]) -> Difference | None:

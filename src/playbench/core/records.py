@@ -274,6 +274,9 @@ class StepRecord(Record):
     reward: float
     score: float
     done: bool = False
+    # What the game showed after the episode's last step (set on that step only; runs written before have none):
+    # every other step's is the next step's ``observation``. Written only when set.
+    next_observation: str | None = Field(default=None, exclude_if=lambda text: text is None)
     # The exact prompt sent, for model agents. Not re-validated: the agent hands over its cached message dicts,
     # shared between the steps of an episode, and copying them at every step would cost more than the step.
     messages: SkipValidation[list[dict[str, Any]]] | None = None
@@ -288,8 +291,11 @@ class StepRecord(Record):
         orjson over the validated fields is several times faster than pydantic's serializer on long
         message lists (and gives the same JSON); pydantic's handles whatever orjson refuses.
         """
+        fields = self.__dict__
+        if fields["next_observation"] is None:  # not written unless set, as pydantic's serializer leaves it out
+            fields = {name: value for name, value in fields.items() if name != "next_observation"}
         try:
-            return orjson.dumps(self.__dict__) + b"\n"
+            return orjson.dumps(fields) + b"\n"
         except TypeError:
             return self.model_dump_json().encode() + b"\n"
 

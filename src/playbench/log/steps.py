@@ -22,8 +22,8 @@ import orjson
 from playbench.core.records import StepRecord
 
 #: StepRecord fields left out of a line when they hold these values (they are the model's defaults)
-_DEFAULTS: dict[str, Any] = {"raw_output": None, "action": None, "done": False, "messages": None, "frame": None,
-                             "usage": None, "extra": {}, "timing": {}}
+_DEFAULTS: dict[str, Any] = {"raw_output": None, "action": None, "done": False, "next_observation": None,
+                             "messages": None, "frame": None, "usage": None, "extra": {}, "timing": {}}
 
 
 class StepEncoder:

@@ -144,11 +144,21 @@ def not_finite(values: dict[str, Any]) -> str | None:
     return None
 
 
+def final_observation(tally: Tally, after: str) -> str | None:
+    """What a step records of the game's observation ``after`` it: the text when it ended the episode, else None.
+
+    Every other step's is the next step's ``observation``; the last one's would be lost (BALROG's steps table
+    shows it). The runner and verify's re-play both ask here, so they record and expect the same.
+    """
+    return after if tally.done else None
+
+
 def step_record(tally: Tally, observation: str, decision: Decision, action: str | None, executed: str,
-                reward: float, score: float | None, frame: str | None, latency: float) -> StepRecord:
+                reward: float, score: float | None, frame: str | None, latency: float, after: str) -> StepRecord:
     """The record of step ``tally.steps``: the agent saw ``observation`` and answered ``decision``.
 
-    ``action`` is the legal action the answer named (None: it named none, and the game's default was executed).
+    ``action`` is the legal action the answer named (None: it named none, and the game's default was executed);
+    ``after`` is the observation the game returned (kept when the step ended the episode).
     """
     return StepRecord(
         step=tally.steps,
@@ -160,6 +170,7 @@ def step_record(tally: Tally, observation: str, decision: Decision, action: str 
         reward=reward,
         score=score or 0.0,
         done=tally.done,
+        next_observation=final_observation(tally, after),
         messages=decision.messages,
         frame=frame,
         usage=decision.usage,

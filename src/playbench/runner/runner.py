@@ -123,7 +123,7 @@ async def _step(game: Game, agent: Agent, obs: str, tally: Tally, keep: Callable
         return after
     tally.done = bool(terminated or truncated)
     tally.count(decision, action is not None, reward)
-    keep(step_record(tally, obs, decision, action, executed, reward, score, frame, latency))
+    keep(step_record(tally, obs, decision, action, executed, reward, score, frame, latency, after))
     tally.steps += 1
     return after
 

@@ -205,6 +205,10 @@ def _compare(episode: Played, row: Row, player: Player) -> Difference | None:
                                           ("Reward", _float(step.reward), float(reward)),
                                           ("Done", step.done, str(bool(done)))):
             if not same(recorded, replayed):
+                if name == "Done" and step.done == "True" and k + 1 == len(episode.steps) < player.limit:
+                    # playbench's export of a run stopped by -T max_steps: its step says done (BALROG's would not)
+                    raise NotVerifiable(f"it ends at step {k}, before its game does: a step limit of the run "
+                                        "(-T max_steps), which the folder does not record (the steps before agree)")
                 return Difference(name, recorded, replayed, k)
     steps = len(episode.steps)
     if not done and steps < player.limit:

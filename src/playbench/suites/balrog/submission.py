@@ -42,6 +42,7 @@ from playbench.core.suite import Instance
 from playbench.log import is_run
 from playbench.log.confined import read_file
 from playbench.suites.balrog.facts import TASKS, BalrogTask
+from playbench.suites.balrog.protocol import invalid_action_feedback
 
 SUMMARY = "summary.json"
 #: BALROG's names of playbench's strategies (``config.agent.type``).
@@ -116,14 +117,36 @@ def client_config(model: str | None, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def csv_rows(steps: Sequence[StepRecord], env_log: dict[str, Any]) -> list[list[Any]]:
-    """The episode's CSV rows (after the header): the model's output, its reasoning, the next observation."""
+    """The episode's CSV rows (after the header), as BALROG's evaluator writes them.
+
+    ``Action`` is the answer as the agent parsed it (BALROG's ``response.completion``): the legal action it
+    named, else the parsed completion (the raw output where none was kept); a reference policy's is the action
+    itself. ``Observation`` is the game's long-term text after the step, which the next step's record holds and
+    the last step's ``next_observation`` (a run written before kept none: ``""``), behind BALROG's
+    invalid-action note where the answer named no legal action and the agent sent that note
+    (``feedback_on_invalid_action``): the text the agent was shown next.
+    """
+    agent = env_log.get("agent")
+    noted = isinstance(agent, dict) and agent.get("feedback_on_invalid_action") is True
     rows: list[list[Any]] = []
     for k, step in enumerate(steps):
-        after = steps[k + 1].observation if k + 1 < len(steps) else ""
-        reasoning = step.extra.get("reasoning", "") if isinstance(step.extra, dict) else ""
-        rows.append([step.step, step.raw_output if step.raw_output is not None else step.executed,
-                     reasoning or "", after, step.reward, step.done])
+        after = steps[k + 1].observation if k + 1 < len(steps) else step.next_observation
+        if after is not None and noted and not step.valid:
+            after = invalid_action_feedback(step.executed, after)
+        extra = step.extra if isinstance(step.extra, dict) else {}
+        rows.append([step.step, _answer(step, extra), extra.get("reasoning", "") or "", after or "", step.reward,
+                     step.done])
     return rows
+
+
+def _answer(step: StepRecord, extra: dict[str, Any]) -> str:
+    """The step's answer as BALROG's agent parsed it: the legal action named, else the parsed completion."""
+    if step.valid and step.action is not None:
+        return step.action
+    completion = extra.get("completion")
+    if isinstance(completion, str):
+        return completion
+    return step.raw_output if step.raw_output is not None else step.executed
 
 
 @dataclass

@@ -203,7 +203,9 @@ async def _replay(task: Task, index: int, seed: int, rows: list[list[str]], data
             obs, reward, terminated, truncated, info = game.step(action)
             done = bool(terminated or truncated)
             total += float(reward)
-            difference = _first(("Observation", after, obs if k + 1 < len(rows) else ""),
+            # the last row's observation: the game's after the step; "" where a run written before kept none
+            shown = "" if k + 1 == len(rows) and after == "" else obs
+            difference = _first(("Observation", after, shown),
                                 ("Reward", _float(reward_text), float(reward)), ("Done", done_text, str(done)))
             if difference is not None and difference.field == "Done" and k + 1 == len(rows) and done_text == "True":
                 raise NotVerifiable(f"it ends at step {k}, before its game does: a step limit of the run "
