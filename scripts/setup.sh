@@ -19,3 +19,15 @@ case ",$extras," in *,test,*) "$venv/bin/python" -m pip install -q --no-deps "op
 # making the Inspect environment docs/inspect.md describes. openai's own needs are in this environment already.
 case ",$extras," in *,test,*) "$venv/bin/python" -m pip install -q --no-deps --upgrade --target "$venv/inspect-openai" \
   "openai>=3.4,<4" ;; esac
+# NeMo Gym for tests/rl/test_nemo_gym.py: nemo-gym needs Python >= 3.12 (0.5 and later >= 3.13.14), so when a
+# Python 3.12 is found (scripts/python312.sh), "$venv/py312" holds nemo-gym 0.4 without its dependencies (ray[default],
+# mlflow, datasets ...: 1.4 GB) and only those its gymnasium server, agent and client import (0.65 GB), and playbench
+# with BabyAI. No Python 3.12: no environment, and the test says it was not run.
+py312="$(bash scripts/python312.sh)"
+case ",$extras," in *,test,*) if [ -n "$py312" ]; then
+  "$py312" -m venv "$venv/py312"
+  "$venv/py312/bin/python" -m pip install -q --upgrade pip
+  "$venv/py312/bin/python" -m pip install -q --no-deps "nemo-gym>=0.4,<0.5"
+  "$venv/py312/bin/python" -m pip install -q -e ".[babyai]" "openai<=2.7.2" "anthropic<=0.109.2" fastapi uvicorn \
+    omegaconf hydra-core itsdangerous python-multipart requests wandb ray yappi gprof2dot pydot psutil pandas
+fi ;; esac
