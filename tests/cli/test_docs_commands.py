@@ -16,8 +16,8 @@ from playbench.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
-# placeholders, and paths to the user's own data (which need not exist here)
-PLACEHOLDER = re.compile(r"<[^>]*>|…|\.\.\.|\bDIR\b|\bFILE\b|\bRUN\b|\bPATH\b|\bTASK\b|\[|=\.{0,2}/")
+# placeholders (shell variables too), and paths to the user's own data (which need not exist here)
+PLACEHOLDER = re.compile(r"<[^>]*>|…|\.\.\.|\bDIR\b|\bFILE\b|\bRUN\b|\bPATH\b|\bTASK\b|\[|=\.{0,2}/|\$[A-Z]")
 
 
 def _commands() -> list[tuple[str, str]]:
