@@ -214,7 +214,9 @@ class BoxobanGame(NLEGame):
     def _prepare(self, seed: int) -> None:
         from playbench.suites.balrog.nle.boxoban import source
 
-        self.level, self._solution = source.pick(seed, self.preset, self.levels_path)
+        # compat: BALROG's draw, seeded as BALROG seeds it, with the number NetHack is seeded with
+        balrog_seed = self.seed_value if self.compat else None
+        self.level, self._solution = source.pick(seed, self.preset, self.levels_path, balrog_seed)
         if self.engine is not None:
             self.engine.set_boxoban_level(self.level.text())
 

@@ -157,7 +157,44 @@ def parse_file(text: str, name: str, where: str | None = None) -> list[Level]:
     return levels
 
 
+def minihack_texts(text: str) -> list[str]:
+    """The levels MiniHack's loader makes of a file's text (``minihack/envs/boxohack.py``, ``load_boxoban_levels``).
 
+    It gathers lines until a line that is exactly empty, then keeps them without the first (the ``; N``
+    header); lines after the last empty line make no level. Python's text mode, which it reads in, first turns
+    CRLF and CR line ends into LF.
+    """
+    levels: list[str] = []
+    current: list[str] = []
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").splitlines(keepends=True):
+        if line == "\n":
+            levels.append("".join(current[1:]))
+            current = []
+        else:
+            current.append(line)
+    return levels
+
+
+def _as_minihack_reads(files: list[Path]) -> None:
+    """Refuse level files that are not what MiniHack lists: every ``*.txt`` entry of one folder."""
+    folders = sorted({file.parent for file in files})
+    if len(folders) > 1:
+        raise PlaybenchError(f"{folders[1]}: level files in more than one folder; MiniHack reads one "
+                             "(compat draws over what it reads)")
+    listed = sorted(p for p in folders[0].iterdir() if p.name.endswith(".txt"))
+    extra = sorted(set(listed) - set(files))
+    if extra:
+        raise PlaybenchError(f"{extra[0]}: MiniHack would read it as a level file (every *.txt of the folder); "
+                             "compat draws over what it reads")
+
+
+def _check_minihack_reading(text: str, levels: list[Level], where: str) -> None:
+    """Refuse a file that MiniHack's loader splits into other levels than the strict reading (compat's draw)."""
+    read = minihack_texts(text)
+    if read != [level.text() for level in levels]:
+        raise PlaybenchError(f"{where}: MiniHack's loader reads {len(read)} levels here, not "
+                             f"{len(levels)} (a level ends only at an empty line: exactly one after each level, "
+                             "the last one too); compat cannot draw as BALROG does")
 
 
 #: The part of the official set each task plays, as MiniHack reads it.
@@ -182,12 +219,14 @@ def official_set(file: Path) -> str | None:
     return parent if parent in ("medium", "unfiltered") else None  # None: the user's own file
 
 
-def read_levels(path: str | Path, preset: str | None = None) -> list[Level]:
+def read_levels(path: str | Path, preset: str | None = None, as_minihack: bool = False) -> list[Level]:
     """All levels of a level file or of every ``*.txt`` file under a folder (sorted by relative path), strictly.
 
     Every file must hold only valid levels (``parse_file``); a folder without level files is an error too.
     With ``preset`` (``hard``/``medium``), a folder holding the whole official set is narrowed to the task's
     part (``hard``, ``medium/train``), and a file from another difficulty or split is refused.
+    ``as_minihack`` (compat's draw) also refuses what MiniHack would read otherwise: a folder whose own
+    ``*.txt`` entries are not exactly the level files, a file its loader splits into other levels.
     """
     root = _preset_root(Path(path).expanduser(), preset)
     if root.is_file():
@@ -198,6 +237,8 @@ def read_levels(path: str | Path, preset: str | None = None) -> list[Level]:
         base = root
         if not files:
             raise PlaybenchError(f"{root}: no Boxoban level files (*.txt)")
+        if as_minihack:
+            _as_minihack_reads(files)
     else:
         raise PlaybenchError(f"{root}: Boxoban levels path not found")
     levels: list[Level] = []
@@ -206,7 +247,11 @@ def read_levels(path: str | Path, preset: str | None = None) -> list[Level]:
         if preset is not None and part is not None and part not in (PRESET_FOLDERS[preset], preset):
             raise PlaybenchError(f"{file}: a level file of the official {part} levels; boxoban-{preset} plays "
                                  f"{PRESET_FOLDERS[preset]} (give that folder, or the set's root)")
-        levels.extend(parse_file(read_data_text(file, empty=None), file.relative_to(base).as_posix(), str(file)))
+        text = read_data_text(file, empty=None)
+        own = parse_file(text, file.relative_to(base).as_posix(), str(file))
+        if as_minihack:
+            _check_minihack_reading(text, own, str(file))
+        levels.extend(own)
     return levels
 
 

@@ -1,5 +1,6 @@
 """Where a Boxoban episode's level comes from: playbench's generator (default) or official level files."""
 
+import random
 from functools import lru_cache
 from typing import Any
 
@@ -16,20 +17,43 @@ def generated(seed: int, preset: str) -> tuple[Level, tuple[str, ...]]:
 
 
 @lru_cache(maxsize=8)
-def official(path: str, preset: str) -> tuple[Level, ...]:
-    """Every level of the task's difficulty under a user-given path, read and checked once (cached in-process)."""
-    return tuple(read_levels(path, preset))
+def official(path: str, preset: str, as_minihack: bool) -> tuple[Level, ...]:
+    """Every level of the task's difficulty under a user-given path, read and checked once (cached in-process).
+
+    ``as_minihack``: compat's reading, which also refuses files MiniHack would read otherwise (``read_levels``).
+    """
+    return tuple(read_levels(path, preset, as_minihack))
 
 
 def check_levels(params: Any, preset: str) -> None:
     """``Task.check_inputs`` of the Boxoban tasks: read and check every level file of ``-T levels=``."""
     if params.levels is not None:
-        official(params.levels, preset)
+        official(params.levels, preset, bool(params.compat))
 
 
-def pick(episode_seed: int, preset: str, levels_path: str | None) -> tuple[Level, tuple[str, ...] | None]:
-    """The level of an episode: generated from the seed, or ``levels[H(seed) mod n]`` from official files."""
+def balrog_draw(levels: tuple[Level, ...], seed: int) -> Level:
+    """The level BALROG's episode with ``seed`` plays, given the levels in MiniHack's reading order.
+
+    After making the env, BALROG's ``Evaluator.run_episode`` calls ``random.seed(seed)``, then
+    ``env.reset(seed=seed)``; the first use of Python's ``random`` after that is MiniHack's
+    ``BoxoHack.reset`` → ``get_lvl_gen`` → ``random.choice(self._levels)`` (NLE's ``seed`` draws from its
+    own ``SystemRandom``). Facts: ``tests/balrog/data/boxoban_draw.json``.
+    """
+    return random.Random(seed).choice(levels)
+
+
+def pick(
+    episode_seed: int, preset: str, levels_path: str | None, balrog_seed: int | None = None
+) -> tuple[Level, tuple[str, ...] | None]:
+    """The level of an episode: generated from the seed, or one of the official files' levels.
+
+    By default ``levels[H(seed) mod n]``. With ``balrog_seed`` (compat: the episode's NetHack seed, which
+    BALROG seeds with the same number) BALROG's own draw over the levels as MiniHack lists them, the files
+    taken in name order (MiniHack takes ``os.listdir``'s, which depends on the machine).
+    """
     if levels_path is None:
         return generated(derive_seed("boxoban-level", episode_seed) % 1_000_000, preset)
-    levels = official(levels_path, preset)
+    if balrog_seed is not None:
+        return balrog_draw(official(levels_path, preset, True), balrog_seed), None
+    levels = official(levels_path, preset, False)
     return levels[derive_seed("boxoban-level", episode_seed) % len(levels)], None
