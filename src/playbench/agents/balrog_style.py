@@ -10,7 +10,7 @@ import numpy as np
 
 from playbench.agents.base import Decision, EpisodeContext, Turn
 from playbench.agents.chat import add_usage, ask, observation_image, with_suffix
-from playbench.agents.few_shot import demo_candidates, demo_messages, load_demos
+from playbench.agents.few_shot import demo_candidates, demo_messages, load_demos, same_instance
 from playbench.agents.prompts import balrog, parse
 from playbench.agents.prompts.history import HistoryBuilder
 from playbench.agents.prompts.matching import balrog_valid
@@ -242,7 +242,7 @@ class FewShotAgent(BalrogAgent):
         """Pick this episode's demonstrations (seeded by the episode; never the same instance)."""
         await super().start(ctx)
         rng = np.random.default_rng(derive_seed("few-shot", ctx.task_id, ctx.seed))
-        demos = [d for d in demo_candidates(load_demos(self.p.demos), ctx.task_id, rng) if d.seed != ctx.seed]
+        demos = [d for d in demo_candidates(load_demos(self.p.demos), ctx.task_id, rng) if not same_instance(d, ctx)]
         order = rng.permutation(len(demos))
         chosen = [demos[i] for i in order[: self.p.icl_episodes]]
         self.icl = demo_messages(chosen, self.p.max_icl_history)

@@ -10,6 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from playbench.agents.base import EpisodeContext
 from playbench.agents.prompts import balrog
 from playbench.core import registry
 from playbench.core.errors import PlaybenchError
@@ -111,3 +112,16 @@ def demo_candidates(pool: dict[str, tuple[Demo, ...]], task_id: str, rng: Any) -
             return ()
         return pool[others[int(rng.integers(len(others)))]]
     return own
+
+
+def same_instance(demo: Demo, ctx: EpisodeContext) -> bool:
+    """Whether ``demo`` is of the instance the episode plays: it is never shown (no solution in the context).
+
+    A playbench run's episode: the same seed (same task and seed, same instance). BALROG's TextWorld records:
+    the seed in the file name is the position of the game in the task's list (balrog-demo records
+    ``get_textworld_env(task, seed)``, game ``seed mod n``), and BALROG's ``dataset.py`` (``demo_path``) passes
+    over the record whose seed is the game it plays.
+    """
+    if demo.original and ctx.task_id.startswith("balrog/textworld/"):
+        return bool(demo.seed == ctx.game.instance().get("position"))
+    return demo.seed == ctx.seed
