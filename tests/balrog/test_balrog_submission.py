@@ -214,7 +214,8 @@ def test_round_trip_run_export_report(run_dir: Path, tmp_path: Path) -> None:
         assert (target / env / f"{env}_summary.json").is_file()
     stated = json.loads((target / "summary.json").read_text())
     assert list(stated) == ["average_progress", "standard_error", "environments", "total_input_tokens",
-                            "total_output_tokens", "client", "agent"]
+                            "total_output_tokens", "client", "agent", "playbench"]  # BALROG's, then playbench's mark
+    assert stated["playbench"]["seeded"] is True and len(stated["playbench"]["episodes"]) == 10
     assert stated["agent"]["type"] == "random"
     # report of the folder = the figure playbench's own report gives for the run (BALROG's way)
     ours = json.loads(CliRunner().invoke(report_command, [str(run_dir), "--json"]).output)["balrog"]

@@ -88,6 +88,35 @@ def test_a_leaderboard_row_pairs_with_itself(shared_data: Path) -> None:
     assert out["protocol"] == []
 
 
+def test_a_leaderboard_row_pairs_its_crafter_episodes_with_no_run(shared_data: Path, tmp_path: Path) -> None:
+    """A run of a row's Crafter seeds is not the row's Crafter (BALROG drew the world otherwise); BabyAI's is."""
+    row = shared_data / LEADERBOARD[0]
+    seeds = {task: [json.loads((row / path).read_text())["seed"] for path in paths] for task, paths in (
+        ("balrog/babyai/goto", [f"babyai/BabyAI-MixedTrainLocal-v0/goto/BabyAI-MixedTrainLocal-v0/goto_run_{k:02d}.json"
+                                for k in range(3)]),
+        ("balrog/crafter/default", [f"crafter/default/default_run_{k:02d}.json" for k in range(3)]))}
+    instances = tmp_path / "instances.txt"
+    instances.write_text("".join(f"{task} {seed}\n" for task, found in seeds.items() for seed in found))
+    run = _eval(tmp_path / "runs", *seeds, "--instances", str(instances), "--model", "mock/demo", "--agent", "naive",
+                "-T", "max_steps=5")
+    out = _compare(str(row), str(run))
+    goto, crafter = out["tasks"]["balrog/babyai/goto"], out["tasks"]["balrog/crafter/default"]
+    assert goto["paired"] and goto["n"] == 3
+    assert not crafter["paired"] and (crafter["n"], crafter["n_a"], crafter["n_b"]) == (0, 10, 3)
+    assert out["overall"]["paired"] and out["overall"]["environments"] == ["balrog/babyai"]
+    (note,) = out["a"]["notes"]
+    assert note.startswith(f"85 boxoban/crafter/minihack/nle/textworld episodes of {row.name} are not paired")
+    assert "per-process counter" in note and out["b"]["notes"] == []
+    # the board says it too, below its tables, and pairs the row and the run over BabyAI alone
+    done = run_cli("board", str(run), "--with", str(row), "-o", str(tmp_path / "site"))
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "site" / "board.json").read_text())
+    assert data["rows"][1]["notes"] == [note]
+    assert [(p["a"], p["b"], p["overall"]["n"]) for p in data["pairs"]] == [(0, 1, 3)]
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert "85 boxoban/crafter/minihack/nle/textworld episodes of" in page and "per-process counter" in page
+
+
 @pytest.fixture(scope="module")
 def balrog_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A small model run of three BALROG environments and the folder ``export --format balrog`` writes of it."""
@@ -114,6 +143,49 @@ def test_an_exported_folder_pairs_with_its_run(balrog_run: tuple[Path, Path]) ->
         assert overall["mean_diff"] == 0 and overall["ci95"] == [0.0, 0.0] and overall["p_value"] == 1.0
         # the folder states what the run was given: only the date, which the folder does not state, is left
         assert [(r["setting"], r["changes_meaning"]) for r in out["protocol"]] == [("date", None)]
+        assert out["a"]["notes"] == out["b"]["notes"] == []  # its summary.json marks every file playbench-seeded
+
+
+def _unmark(folder: Path, keep: list[str] | None = None) -> None:
+    """The export's summary.json without playbench's mark (a folder BALROG's evaluator made), or naming ``keep``."""
+    summary = json.loads((folder / "summary.json").read_text())
+    summary.pop("playbench", None)
+    if keep is not None:
+        summary["playbench"] = {"version": "0", "seeded": True, "episodes": keep}
+    (folder / "summary.json").write_text(json.dumps(summary))
+
+
+def test_a_seed_balrog_did_not_play_by_pairs_only_with_its_own_folder(balrog_run: tuple[Path, Path],
+                                                                      tmp_path: Path) -> None:
+    run, folder = balrog_run
+    mark = json.loads((folder / "summary.json").read_text())["playbench"]
+    assert mark["seeded"] is True and len(mark["episodes"]) == 9
+    balrogs = tmp_path / "balrogs"  # the same files, as BALROG's evaluator writes them: no mark
+    shutil.copytree(folder, balrogs)
+    _unmark(balrogs)
+    out = _compare(str(run), str(balrogs))
+    crafter = out["tasks"]["balrog/crafter/default"]
+    assert not crafter["paired"] and (crafter["n"], crafter["n_a"], crafter["n_b"]) == (0, 3, 3)
+    assert all(out["tasks"][t]["paired"] and out["tasks"][t]["n"] == 3
+               for t in ("balrog/babyai/goto", "balrog/babaisai/goto_win"))
+    assert out["overall"]["paired"] and out["overall"]["n"] == 6
+    (note,) = out["b"]["notes"]
+    assert note.startswith("3 crafter episodes of balrogs are not paired") and "crafter.Env(seed=None)" in note
+    assert out["a"]["notes"] == []
+    text = run_cli("compare", str(run), str(balrogs), env={"COLUMNS": "200"}).stdout
+    assert "3 crafter episodes of balrogs are not paired" in text
+    # the folder beside itself: every episode pairs with its own
+    same = _compare(str(balrogs), str(balrogs))
+    assert same["overall"]["n"] == 9 and same["tasks"]["balrog/crafter/default"]["n"] == 3
+    # a mark names the files playbench wrote: one added afterwards is BALROG's
+    crafter_files = sorted(f for f in mark["episodes"] if f.startswith("crafter/"))
+    _unmark(balrogs, [f for f in mark["episodes"] if f != crafter_files[0]])
+    mixed = _compare(str(run), str(balrogs))["tasks"]["balrog/crafter/default"]
+    assert mixed["paired"] and mixed["n"] == 2
+    # a mark that is not one an export writes is refused in one line
+    summary = json.loads((balrogs / "summary.json").read_text())
+    (balrogs / "summary.json").write_text(json.dumps({**summary, "playbench": {"seeded": True, "episodes": "all"}}))
+    assert "not the mark 'export --format balrog' writes" in _refused(str(run), str(balrogs))
 
 
 def test_other_seeds_do_not_pair_and_a_doubled_seed_is_refused(balrog_run: tuple[Path, Path],

@@ -65,6 +65,7 @@ Source = RunLog | Folder
 #: A figure on [0, 1] (each task's score rescaled by its declared range): its interval's method.
 PROGRESSION = Metric("progression", "bounded-mean", 0.0, 1.0)
 RESAMPLES = 10_000  # bootstrap draws per row, as compare draws them
+NOTE_LIMIT = 1000  # longest note shown below the tables
 #: Settings shown per row: compare's protocol settings, then the episodes per task.
 SETTINGS = [(s.name, s.label) for s in PROTOCOL if s.name != "episodes"] + [("episodes", "episodes per task")]
 CSS = """
@@ -447,7 +448,9 @@ def _notes(data: dict[str, Any]) -> str:
         if left:
             lines.append(f"{r['label']}: {left} episodes ended without a score (an error) and are left out")
         lines += [f"{r['label']}: {n}" for n in r["notes"]]
-    return "" if not lines else "<ul class='notes'>" + "".join(f"<li>{_e(n)}</li>" for n in lines) + "</ul>"
+    # a note is a sentence with its reason (a folder's unpaired episodes and why): not cut to a label's length
+    shown = (html.escape(inert_text(n, limit=NOTE_LIMIT, one_line=True)) for n in lines)
+    return "" if not lines else "<ul class='notes'>" + "".join(f"<li>{n}</li>" for n in shown) + "</ul>"
 
 
 def _page(title: str, body: str) -> str:

@@ -5,7 +5,8 @@ submission folder, GRASP's published answers, MANGO's answer sets), handed over 
 
 - two runs: the task and the episode seed (``EpisodeRecord.seed``);
 - a run and a folder: the folder's key, and the folder says how a run's record is keyed (``Comparable.run_key``).
-  BALROG's episode files hold their seed, which pairs with the record's ``seed``; GRASP's answers pair by
+  BALROG's episode files hold their seed, which pairs with the record's ``seed`` (where BALROG's seed did not fix
+  the instance, the folder keys the episode so that it pairs only with the same folder's); GRASP's answers pair by
   instance id with a run's official instances, MANGO's by question. A record it cannot key is refused in one line;
 - two folders: their keys, which must be the same kind.
 

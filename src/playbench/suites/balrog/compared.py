@@ -6,6 +6,15 @@ the file's environment folder and ``task`` name (``BabyAI-MixedTrainLocal-v0/got
 (``balrog/babyai/goto``). A run plays BALROG's instance exactly when its record holds that seed. The score is
 the file's ``progression`` (0 when absent, as BALROG counts it).
 
+Except where the seed did not fix the instance: BALROG's evaluator drew Crafter's world, TextWorld's game,
+NetHack's and Boxoban's levels otherwise (``submission.seed_problem``), so such an episode of a folder BALROG
+made is not the one a run (or another folder) played from the same seed. Its key is the seed tagged with the
+folder itself (``SEED@TAG``, ``TAG`` from the folder's resolved path): it pairs with nothing but the same
+folder's episode (the folder compared with itself), its task falls back to compare's unpaired test, and a note
+says how many were left unpaired and why. The files an export names in its ``summary.json`` mark
+(``submission.seeded_mark``) were seeded by playbench and pair by their seed; a folder can forge that mark,
+which only makes it claim what ``playbench verify`` checks.
+
 The protocol is read from the files' ``agent`` and ``client`` blocks: the model's ``generate_kwargs``
 (temperature, max_tokens), the agent type, its text and image history and, where the block states it,
 playbench's ``compat``; a block without ``compat`` is BALROG's own code, whose parsing is playbench's compat.
@@ -18,6 +27,7 @@ when the folder holds one; the model is named as playbench names it (BALROG's ``
 ``google``, ``claude`` is ``anthropic``), so that a listed price applies.
 """
 
+import hashlib
 import os
 import re
 import stat
@@ -30,7 +40,7 @@ from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord
 from playbench.core.suite import NOT_SENT, Comparable, ComparedEpisode
 from playbench.suites.balrog import submission
-from playbench.suites.balrog.facts import TASKS
+from playbench.suites.balrog.facts import TASKS, BalrogTask
 
 #: BALROG's strategy names -> playbench's agents (``submission.AGENT_TYPES`` read backwards).
 AGENTS = {balrog: ours for ours, balrog in submission.AGENT_TYPES.items()}
@@ -42,9 +52,14 @@ _NAME_DATE = re.compile(r"^(\d{4})(\d{2})(\d{2})_")
 PROVIDERS = {"gemini": "google", "claude": "anthropic"}
 
 
-def _task_ids() -> dict[tuple[str, str], str]:
-    """(BALROG env folder, BALROG task name) -> playbench task id."""
-    return {(row.env, name): row.id for row in TASKS for name in (row.name, *row.aliases)}
+def _task_rows() -> dict[tuple[str, str], BalrogTask]:
+    """(BALROG env folder, BALROG task name) -> playbench's task."""
+    return {(row.env, name): row for row in TASKS for name in (row.name, *row.aliases)}
+
+
+def _folder_tag(folder: Path) -> str:
+    """A short tag of the folder itself: keys carrying it pair only with the same folder's."""
+    return hashlib.sha256(str(Path(folder).resolve()).encode()).hexdigest()[:8]
 
 
 def _scalar(value: Any) -> Any:
@@ -113,24 +128,33 @@ def episodes(folder: Path, options: Mapping[str, str]) -> Comparable:
         raise PlaybenchError(f"{folder}: its episode files changed while it was read; read it again")
     if not logs:
         raise PlaybenchError(f"{folder}: no episode files (a published summary alone): nothing to pair")
-    ids = _task_ids()
+    rows = _task_rows()
+    seeded = submission.seeded_episodes(folder)
+    tag = _folder_tag(folder)
     found: list[ComparedEpisode] = []
     unknown: Counter[str] = Counter()
     unseeded = 0
+    unmatched: dict[str, Counter[str]] = {}  # why BALROG's seed did not fix the instance -> episodes by kind
     stated: list[dict[str, Any]] = []
     for env, env_logs in logs.items():
         for log, relative in zip(env_logs, files[env], strict=True):
-            task = ids.get((env, str(log.get("task"))))
+            row = rows.get((env, str(log.get("task"))))
             seed = log.get("seed")
-            if task is None:
+            if row is None:
                 unknown[f"{env}/{str(log.get('task'))[:60]}"] += 1
-            elif isinstance(seed, bool) or not isinstance(seed, int):
+                continue
+            if isinstance(seed, bool) or not isinstance(seed, int):
                 unseeded += 1
-            else:
-                found.append(ComparedEpisode(task, seed, float(log.get("progression", 0.0)), usage=_usage(log),
-                                             source=_steps_file(folder, relative)))
-                stated.append(episode_settings(log.get("agent"), log.get("client")))
-    notes = []
+                continue
+            key: int | str = seed
+            problem = None if relative in seeded else submission.seed_problem(row)
+            if problem is not None:
+                key = f"{seed}@{tag}"
+                unmatched.setdefault(problem, Counter())[row.kind if row.kind == "boxoban" else env] += 1
+            found.append(ComparedEpisode(row.id, key, float(log.get("progression", 0.0)), usage=_usage(log),
+                                         source=_steps_file(folder, relative)))
+            stated.append(episode_settings(log.get("agent"), log.get("client")))
+    notes = [_unmatched_note(folder, unmatched)] if unmatched else []
     if unknown:
         notes.append(f"{sum(unknown.values())} episodes of tasks playbench does not have, left out: "
                      + ", ".join(sorted(unknown)[:3]) + (" …" if len(unknown) > 3 else ""))
@@ -147,6 +171,16 @@ def episodes(folder: Path, options: Mapping[str, str]) -> Comparable:
     return Comparable(label=label, episodes=tuple(found), key="seed", run_key=_seed,
                       unpairable="it holds no seed", settings=settings, notes=tuple(notes),
                       model=_playbench_model(models[0]) if len(models) == 1 else None)
+
+
+def _unmatched_note(folder: Path, unmatched: dict[str, Counter[str]]) -> str:
+    """One line: how many episodes of which kinds pair only within the folder, and why (``SEED@TAG`` keys)."""
+    kinds = sorted({kind for counts in unmatched.values() for kind in counts})
+    total = sum(sum(counts.values()) for counts in unmatched.values())
+    why = "; ".join(f"{'/'.join(sorted(counts))}: {problem}" for problem, counts in unmatched.items())
+    name = Path(folder).resolve().name
+    return (f"{total} {'/'.join(kinds)} episodes of {name} are not paired with a run's or another folder's: "
+            f"BALROG's seed did not fix their instance ({why})")
 
 
 def _count(value: Any) -> bool:

@@ -11,7 +11,10 @@ The layout is the one BALROG's evaluator writes and the leaderboard (github.com/
   ``done``, ``episode_return``, ``num_steps``, ``failed_candidates``, the environment's ``get_stats()``
   keys (``progression`` among them), ``process_num``, ``seed``, ``agent``, ``client``.
 - ``<env>/<task>/<task>_run_<NN>.csv``: the steps (``Step, Action, Reasoning, Observation, Reward, Done``).
-- ``<env>/<env>_summary.json`` and ``summary.json``: ``collect_and_summarize_results``'s output.
+- ``<env>/<env>_summary.json`` and ``summary.json``: ``collect_and_summarize_results``'s output. The one
+  ``export --format balrog`` writes adds a ``playbench`` key (``seeded_mark``): the episode files playbench wrote,
+  whose seeds fix their instance. BALROG never reads ``summary.json`` back (its summarizer writes it afresh,
+  which drops the key), and its reader of episode files skips it.
 
 The figure (``summarize``) is computed as BALROG's ``collect_and_summarize_results`` computes it: every
 ``*.json`` under an environment folder except the summaries is an episode; its ``progression`` (0 when
@@ -26,6 +29,7 @@ without a link. A file that is not a JSON object (JSON nested too deep to parse 
 """
 
 import csv
+import importlib.metadata
 import json
 import math
 import os
@@ -45,6 +49,8 @@ from playbench.suites.balrog.facts import TASKS, BalrogTask
 from playbench.suites.balrog.protocol import invalid_action_feedback
 
 SUMMARY = "summary.json"
+#: The key of ``summary.json`` under which an export says which episode files playbench seeded (``seeded_mark``)
+MARK = "playbench"
 #: BALROG's names of playbench's strategies (``config.agent.type``).
 AGENT_TYPES = {"naive": "naive", "cot": "cot", "robust-naive": "robust_naive", "robust-cot": "robust_cot",
                "few-shot": "few_shot", "custom": "custom"}
@@ -168,6 +174,7 @@ def write_submission(folder: Path, episodes: Iterable[tuple[EpisodeRecord, Seque
                      agent: dict[str, Any], client: dict[str, Any]) -> Written:
     """Write the per-episode files and both summaries; only ``ok`` episodes (BALROG records no others)."""
     written = Written(folder)
+    files: list[str] = []
     for record, steps in episodes:
         try:
             env, task = original_name(record.task)
@@ -179,7 +186,8 @@ def write_submission(folder: Path, episodes: Iterable[tuple[EpisodeRecord, Seque
             written.left_out[record.status] = written.left_out.get(record.status, 0) + 1
             continue
         log = episode_log(record, env, task, agent, client)
-        _dump(folder / episode_path(env, task, record.index), log)
+        files.append(episode_path(env, task, record.index))
+        _dump(folder / files[-1], log)
         if steps is not None:
             target = folder / episode_path(env, task, record.index, ".csv")
             with target.open("w", newline="", encoding="utf-8") as fh:
@@ -191,8 +199,39 @@ def write_submission(folder: Path, episodes: Iterable[tuple[EpisodeRecord, Seque
         summary, env_summaries = summarize(read_episodes(folder))
         for env, block in env_summaries.items():
             _dump(folder / env / f"{env}_summary.json", block)
-        _dump(folder / SUMMARY, {**summary, "client": client, "agent": agent})
+        _dump(folder / SUMMARY, {**summary, "client": client, "agent": agent, MARK: seeded_mark(files)})
     return written
+
+
+def seeded_mark(files: list[str]) -> dict[str, Any]:
+    """What an export adds to ``summary.json``: playbench wrote ``files``, each seed fixing its episode's instance.
+
+    BALROG's evaluator does not seed every environment's instance by the episode's seed (``seed_problem``);
+    playbench does, so a file named here pairs by its seed in ``compare``. A folder can forge this mark: it
+    then claims playbench's seeding, which ``playbench verify`` checks by playing the episodes again.
+    """
+    try:
+        version = importlib.metadata.version("playbench")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return {"version": version, "seeded": True, "episodes": list(files)}
+
+
+def seeded_episodes(folder: Path) -> frozenset[str]:
+    """The episode files (paths inside ``folder``) its ``summary.json`` marks as seeded by playbench (``seeded_mark``).
+
+    Empty without a ``summary.json``, a mark, or with ``"seeded"`` other than true (BALROG's own folders); a mark
+    that is not one an export writes is refused in one line (PlaybenchError).
+    """
+    recorded = _read_summary(Path(folder))
+    mark = None if recorded is None else recorded.get(MARK)
+    if mark is None:
+        return frozenset()
+    files = mark.get("episodes") if isinstance(mark, dict) else None
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise PlaybenchError(f"{Path(folder) / SUMMARY}: its {MARK!r} key is not the mark 'export --format balrog' "
+                             "writes (an object whose \"episodes\" lists episode files)")
+    return frozenset(files) if mark.get("seeded") is True else frozenset()
 
 
 def read_bytes(folder: Path, relative: str) -> bytes:
