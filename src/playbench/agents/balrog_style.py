@@ -100,6 +100,16 @@ class BalrogAgent:
 
     # -- acting --------------------------------------------------------------------------------
 
+    def _request(self, dropped: int) -> list[Message]:
+        return self._as_sent(self.messages(dropped))
+
+    def _as_sent(self, messages: list[Message]) -> list[Message]:
+        """``messages``, each marked to go as a list of content parts under compat (BALROG's client's form)."""
+        if self.compat:
+            for m in messages:  # in place: a history message is the same object at every step, always marked
+                m.parts = True
+        return messages
+
     async def act(self, turn: Turn) -> Decision:
         """One model call (plus trimming retries when the context overflows)."""
         assert self.ctx is not None, "start() must be called first"
@@ -110,7 +120,7 @@ class BalrogAgent:
                                           self.p.max_cot_history)
         self._record_previous()
         self._observe(turn)
-        output, sent, dropped = await ask(self.model, self.messages, max(0, len(self.builder) - 1))
+        output, sent, dropped = await ask(self.model, self._request, max(0, len(self.builder) - 1))
         completion, extra = self.parse(output.text)
         action = balrog_valid(completion, turn.legal_actions, self.compat)
         self.prev = completion
@@ -139,7 +149,7 @@ class BalrogAgent:
             sent[-1].images.append(image)
         if self.changes_one_step_prompt:
             sent = with_suffix(sent, self.one_step_suffix(), only_user=False)
-        output = await self.model.generate(sent)
+        output = await self.model.generate(self._as_sent(sent))
         action: str | None = output.text
         if self.changes_one_step_prompt:
             completion, _ = self.parse(output.text)

@@ -32,7 +32,9 @@ def cache_key(*, model: str, api: str, base_url: str, messages: list[Message], c
     """SHA-256 of the canonical request.
 
     ``model`` is ``provider/name``, ``api`` the wire format, ``episode`` where the call stands
-    (:meth:`playbench.core.ledger.EpisodeLedger.next_call`) or None outside an episode.
+    (:meth:`playbench.core.ledger.EpisodeLedger.next_call`) or None outside an episode. A message sent as
+    content parts (``Message.parts``) is keyed apart by its record's ``"parts": true``, present only when set,
+    so the keys of all other requests are unchanged.
     """
     blob = json.dumps(
         {"model": model, "api": api, "base_url": split_credentials(base_url)[0], "settings": config.cache_identity(),

@@ -43,22 +43,29 @@ class Message:
     role: str
     content: str
     images: list[Image] = field(default_factory=list)
-    # The record of a text-only message, reused while role and content are the same objects: a history
+    # Sent as a list of content parts even without an image (BALROG's client's form, ``-A compat=true``);
+    # recorded as ``"parts": true`` only when set, so other records (and cache keys) stay the same.
+    parts: bool = False
+    # The record of a text-only message, reused while role, content and parts are the same: a history
     # message is recorded (and sent) again at every later step of its episode. Treat it as read-only.
-    _record: tuple[str, str, dict[str, Any]] | None = field(default=None, init=False, repr=False, compare=False)
+    _record: tuple[str, str, bool, dict[str, Any]] | None = field(default=None, init=False, repr=False,
+                                                                  compare=False)
 
     def record(self) -> dict[str, Any]:
         """The JSON form kept in trajectories (images as hashes, never bytes). Do not mutate it."""
         if not self.images:
             cached = self._record
-            if cached is not None and cached[0] is self.role and cached[1] is self.content:
-                return cached[2]
-            text_only = {"role": self.role, "content": self.content}
-            self._record = (self.role, self.content, text_only)
+            if cached is not None and cached[0] is self.role and cached[1] is self.content and cached[2] is self.parts:
+                return cached[3]
+            text_only: dict[str, Any] = {"role": self.role, "content": self.content}
+            if self.parts:
+                text_only["parts"] = True
+            self._record = (self.role, self.content, self.parts, text_only)
             return text_only
         out: dict[str, Any] = {"role": self.role, "content": self.content}
-        if self.images:
-            out["images"] = [img.placeholder() for img in self.images]
+        if self.parts:
+            out["parts"] = True
+        out["images"] = [img.placeholder() for img in self.images]
         return out
 
 

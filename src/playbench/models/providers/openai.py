@@ -16,10 +16,14 @@ from playbench.models.types import GenerateConfig, Message, ModelOutput
 
 
 def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """Messages in the chat-completions format; images become ``image_url`` data-URL parts."""
+    """Messages in the chat-completions format; images become ``image_url`` data-URL parts.
+
+    A message with images, or marked ``parts``, goes as a list of parts (its text, then each image), as
+    BALROG's client sends every message; any other as the plain string.
+    """
     out = []
     for m in messages:
-        if m.images:
+        if m.images or m.parts:
             parts: list[dict[str, Any]] = [{"type": "text", "text": m.content}]
             parts += [{"type": "image_url", "image_url": {"url": f"data:image/png;base64,{img.b64}"}}
                       for img in m.images]
