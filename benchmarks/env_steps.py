@@ -1,7 +1,8 @@
-"""Steps per second through ``ChatEnv`` with a zero-cost policy, beside the bare game and the stock engine.
+"""What ``ChatEnv`` costs beside the bare game, with a zero-cost policy; and 4,096 live episodes in one process.
 
 One task per suite, each played by ``naive`` with a fixed answer (the policy costs nothing; valid or not,
-the game steps), episodes run to their step limit and start again (next index) when they end:
+the game steps), episodes run to their step limit. Each episode index is played ``--group`` times in a row,
+as the copies of a GRPO group are (GRASP then makes the instance once for the group, in the bare game too):
 
 * ``chatenv``: ``ChatEnv.reset``/``step`` (synchronous API), the answer given back at each request;
 * ``async``: the same through ``areset``/``astep`` in one event loop;
@@ -10,17 +11,28 @@ the game steps), episodes run to their step limit and start again (next index) w
 * ``bare``: the task's game (``task.make_game``) stepped directly with the same action, no agent;
 * ``stock``: the original engine, where it is installed (crafter, minigrid's BabyAI), stepped directly.
 
-ChatEnv's own cost per step is ``chatenv - agent`` (what handing each request out and the answer in adds to
-the episode it drives). Goal (issue 30): <= 0.1 ms per step beyond the prompt it must build. Each variant is
-timed ``--repeat`` times, interleaved; min / median / max of CPU (this process) and wall per step.
+What ChatEnv costs is ``chatenv - bare``: all that playbench does around the game (the hand-off, the
+agent's prompt, the model's bookkeeping, the records). Goal (issue "RL at hub scale"): <= 0.1 ms per step,
+per episode for the one-step tasks (GRASP, MANGO). ``chatenv - agent`` is the hand-off alone. Each
+variant is timed ``--repeat`` times, interleaved; min / median / max of CPU (this process) and wall.
 
-    .venv/bin/python benchmarks/env_steps.py [--steps 600] [--repeat 5]
+Live episodes (``--live 4096``): that many ChatEnvs (BabyAI, Hanoi and GRASP's one-action-per-turn game by
+turns) reset, then stepped ``--live-steps`` (30) times each, round robin, as a trainer holds them. Printed:
+the memory (RSS) each live episode adds, the slowest step, and apart from it the pauses of Python's cyclic
+garbage collector, whose full collections walk every object the process tracks (so the count per live
+episode beside). Goals: <= 32 KB per live episode, no step stalled over 100 ms by playbench itself.
+
+    .venv/bin/python benchmarks/env_steps.py [--steps 600] [--repeat 5] [--group 8] [--live 4096]
 """
 
 import argparse
 import asyncio
 import functools
+import gc
+import os
+import resource
 import statistics
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -28,12 +40,14 @@ from common import interleaved, machine_note, spread
 
 from playbench.core.records import RunConfig, TaskSpec
 from playbench.rl import ChatEnv, env_spec
-from playbench.rl.channel import channel_model
+from playbench.rl.channel import answered_by, channel_model
 from playbench.runner import plan_jobs
 from playbench.runner.runner import play_episode
 
 GOAL_MS = 0.1
-#: task -> (task parameters, the fixed answer, the stock engine's maker or None)
+LIVE_GOAL_KB = 32
+STALL_GOAL_MS = 100
+#: task -> (task parameters, the fixed answer)
 TASKS: dict[str, tuple[dict[str, Any], str]] = {
     "smartplay/hanoi-3": ({"max_steps": 50}, "Move the top disk of rod A to the top of rod C"),
     "balrog/babyai/goto": ({"max_steps": 50}, "turn left"),
@@ -41,57 +55,75 @@ TASKS: dict[str, tuple[dict[str, Any], str]] = {
     "mango/df": ({}, "[]"),
     "grasp/energy": ({}, "up"),
 }
+#: tasks whose episode is one step: their figures per step are per episode
+ONE_STEP = ("mango/df", "grasp/energy")
+#: the live episodes' tasks, by turns (GRASP's game that takes one action a turn: an episode of many steps)
+LIVE_TASKS: dict[str, tuple[dict[str, Any], str]] = {
+    "balrog/babyai/goto": ({"max_steps": 50}, "turn left"),
+    "smartplay/hanoi-3": ({"max_steps": 50}, "Move the top disk of rod A to the top of rod C"),
+    "grasp/energy-interactive": ({}, "up"),
+}
 
 
-def chatenv(task: str, params: dict[str, Any], answer: str, steps: int) -> int:
+def indices(group: int) -> Any:
+    """Episode indices, each ``group`` times in a row (the copies of a GRPO group)."""
+    k = 0
+    while True:
+        yield k // group
+        k += 1
+
+
+def chatenv(task: str, params: dict[str, Any], answer: str, steps: int, group: int) -> int:
     spec = env_spec(task, 0, "naive", params)
-    done, index = 0, 0
-    while done < steps:
+    done = 0
+    for index in indices(group):
         env = ChatEnv.from_spec(spec, index)
         messages = env.reset()
         while messages:
             messages, *_ = env.step(answer)
             done += 1
-        index += 1
+        if done >= steps:
+            return done
     return done
 
 
-def chatenv_async(task: str, params: dict[str, Any], answer: str, steps: int) -> int:
+def chatenv_async(task: str, params: dict[str, Any], answer: str, steps: int, group: int) -> int:
     spec = env_spec(task, 0, "naive", params)
 
     async def play() -> int:
-        done, index = 0, 0
-        while done < steps:
+        done = 0
+        for index in indices(group):
             env = ChatEnv.from_spec(spec, index)
             messages = await env.areset()
             while messages:
                 messages, *_ = await env.astep(answer)
                 done += 1
-            index += 1
+            if done >= steps:
+                return done
         return done
 
     return asyncio.run(play())
 
 
-def agent(task: str, params: dict[str, Any], answer: str, steps: int) -> int:
+def agent(task: str, params: dict[str, Any], answer: str, steps: int, group: int) -> int:
     spec = env_spec(task, 0, "naive", params)
+    jobs = plan(task, params, steps)
 
     async def ask(_: Any) -> str:
         return answer
 
-    jobs = plan(task, params, steps)
-
     async def play() -> int:
-        done, index = 0, 0
         config = spec.config
-        while done < steps:
-            job = jobs[index]
-            model = channel_model(config.model or "rl/policy", spec.generate, ask)
+        answered_by(ask)
+        model = channel_model(config.model or "rl/policy", spec.generate)
+        done = 0
+        for index in indices(group):
             played: list[Any] = []
-            await play_episode(job, spec.agent.factory(spec.agent_params, model), config.agent, config.model,
+            await play_episode(jobs[index], spec.agent.factory(spec.agent_params, model), config.agent, config.model,
                                record_step=played.append)
             done += len(played)
-            index += 1
+            if done >= steps:
+                return done
         return done
 
     return asyncio.run(play())
@@ -103,9 +135,11 @@ def plan(task: str, params: dict[str, Any], steps: int) -> list[Any]:
     return list(plan_jobs(config))
 
 
-def bare(task: str, params: dict[str, Any], answer: str, steps: int) -> int:
+def bare(task: str, params: dict[str, Any], answer: str, steps: int, group: int) -> int:
+    jobs = plan(task, params, steps)
     done = 0
-    for job in plan(task, params, steps):
+    for index in indices(group):
+        job = jobs[index]
         game = job.task.make_game(job.params, job.index)
         game.reset(seed=job.seed)
         legal = game.legal_actions()
@@ -165,42 +199,134 @@ def stock_makers() -> dict[str, Callable[[int], int]]:
     return makers
 
 
+def difference(a: list[float], b: list[float], scale: float) -> str:
+    """``spread`` of the pairwise differences of two variants' interleaved samples."""
+    return spread([x - y for x, y in zip(a, b, strict=True)], scale, 4)
+
+
+def per_step(task: str, args: argparse.Namespace, stock: dict[str, Callable[[int], int]]) -> None:
+    params, answer = TASKS[task]
+    variants: dict[str, Callable[[], int]] = {
+        name: functools.partial(fn, task, params, answer, args.steps, args.group)
+        for name, fn in (("chatenv", chatenv), ("async", chatenv_async), ("agent", agent), ("bare", bare))
+    }
+    if task in stock:
+        variants["stock"] = functools.partial(stock[task], args.steps)
+    for fn in variants.values():  # warm-up: lazy imports, data files, untimed
+        fn()
+    samples = interleaved(variants, args.repeat)
+    cpu: dict[str, list[float]] = {}
+    for name, s in samples.items():
+        n = s.results
+        cpu[name] = [c / k for c, k in zip(s.cpu, n, strict=True)]
+        wall = [w / k for w, k in zip(s.wall, n, strict=True)]
+        rate = statistics.median(k / w for k, w in zip(n, s.wall, strict=True))
+        print(f"{task:<24} {name:<8} | {rate:>16,.0f} | {spread(cpu[name], 1e3, 4):>24} | {spread(wall, 1e3, 4):>24}")
+    unit = "episode" if task in ONE_STEP else "step"
+    print(f"{task:<24} ChatEnv - bare game, CPU ms per {unit}: reset/step {difference(cpu['chatenv'], cpu['bare'], 1e3)}, "
+          f"areset/astep {difference(cpu['async'], cpu['bare'], 1e3)} (goal <= {GOAL_MS}); of which the hand-off "
+          f"(ChatEnv - agent) {difference(cpu['chatenv'], cpu['agent'], 1e3)} / "
+          f"{difference(cpu['async'], cpu['agent'], 1e3)}, agent, prompt and records (agent - bare) "
+          f"{difference(cpu['agent'], cpu['bare'], 1e3)}")
+
+
+def rss() -> int:
+    """This process's resident memory in bytes (Linux's /proc; elsewhere the peak, which only grows)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+class Pauses:
+    """The cyclic garbage collector's pauses (wall seconds) while installed, by generation."""
+
+    def __init__(self) -> None:
+        self.by_generation: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.in_full = False  # a full collection ran since the flag was last cleared
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        self.by_generation[info["generation"]].append(time.perf_counter() - self._started)
+        self.in_full = self.in_full or info["generation"] == 2
+
+
+def live(count: int, steps: int) -> None:
+    """``count`` live episodes (LIVE_TASKS by turns) in this process: memory per episode, slowest step, GC pauses."""
+    specs = [(env_spec(task, 0, "naive", params), answer) for task, (params, answer) in LIVE_TASKS.items()]
+    for spec, answer in specs:  # warm-up: imports, data files
+        env = ChatEnv.from_spec(spec, 0)
+        messages = env.reset()
+        while messages:
+            messages, *_ = env.step(answer)
+    gc.collect()
+    memory, tracked = rss(), len(gc.get_objects())
+    pauses = Pauses()
+    gc.callbacks.append(pauses)
+    slowest = slowest_own = 0.0
+    over = 0
+    try:
+        envs: list[tuple[ChatEnv, str, list[Any]]] = []
+        for n in range(count):
+            spec, answer = specs[n % len(specs)]
+            env = ChatEnv.from_spec(spec, n // len(specs))
+            envs.append((env, answer, env.reset()))
+        for _ in range(steps):
+            for k, (env, answer, messages) in enumerate(envs):
+                if not messages:
+                    continue  # ended (GRASP's game takes 20 actions at most): held, as a trainer holds it
+                pauses.in_full = False
+                t0 = time.perf_counter()
+                messages, *_ = env.step(answer)
+                took = time.perf_counter() - t0
+                envs[k] = (env, answer, messages)
+                slowest = max(slowest, took)
+                over += took > STALL_GOAL_MS / 1e3
+                if not pauses.in_full:
+                    slowest_own = max(slowest_own, took)
+    finally:
+        gc.callbacks.remove(pauses)
+    gc.collect()
+    per_episode = (rss() - memory) / count / 1024
+    objects = (len(gc.get_objects()) - tracked) / count
+    full = pauses.by_generation[2]
+    t0 = time.perf_counter()
+    gc.collect()
+    collect_ms = (time.perf_counter() - t0) * 1e3
+    still = sum(1 for _, _, messages in envs if messages)
+    print(f"{count} live episodes ({', '.join(LIVE_TASKS)} by turns; {still} not over) after {steps} steps each: "
+          f"{per_episode:.1f} KB per live episode (RSS; goal <= {LIVE_GOAL_KB}), {objects:.0f} objects tracked by "
+          f"the garbage collector per live episode")
+    print(f"  slowest step {slowest * 1e3:.1f} ms, {over} over {STALL_GOAL_MS} ms; slowest with no full collection "
+          f"in it {slowest_own * 1e3:.1f} ms (goal: none over {STALL_GOAL_MS} ms); full collections: {len(full)}, "
+          f"the longest {max(full, default=0.0) * 1e3:.0f} ms; one now, all episodes live: {collect_ms:.0f} ms")
+    for env, _, _ in envs:
+        env.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=600, help="steps per sample (one-step tasks: episodes)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--group", type=int, default=8, help="copies of each episode played in a row (GRPO group)")
     parser.add_argument("--tasks", nargs="*", default=list(TASKS))
+    parser.add_argument("--live", type=int, default=4096, help="live episodes held at once (0: not measured)")
+    parser.add_argument("--live-steps", type=int, default=30)
     args = parser.parse_args()
     print(machine_note())
     stock = stock_makers()
     print(f"stock engines installed: {', '.join(sorted(stock)) or 'none'} (NetHack and TextWorld: not measured)")
-    print(f"{'task':<20} {'variant':<8} | {'steps/s (median)':>16} | {'CPU ms per step':>24} | "
+    print(f"each episode played {args.group} times in a row (a GRPO group's copies)")
+    print(f"{'task':<24} {'variant':<8} | {'steps/s (median)':>16} | {'CPU ms per step':>24} | "
           f"{'wall ms per step':>24}")
     for task in args.tasks:
-        params, answer = TASKS[task]
-        variants: dict[str, Callable[[], int]] = {
-            name: functools.partial(fn, task, params, answer, args.steps)
-            for name, fn in (("chatenv", chatenv), ("async", chatenv_async), ("agent", agent), ("bare", bare))
-        }
-        if task in stock:
-            variants["stock"] = functools.partial(stock[task], args.steps)
-        for fn in variants.values():  # warm-up: lazy imports, data files, untimed
-            fn()
-        samples = interleaved(variants, args.repeat)
-        per_step: dict[str, dict[str, list[float]]] = {}
-        for name, s in samples.items():
-            n = s.results
-            per_step[name] = {"cpu": [c / k for c, k in zip(s.cpu, n, strict=True)],
-                              "wall": [w / k for w, k in zip(s.wall, n, strict=True)]}
-            rate = statistics.median(k / w for k, w in zip(n, s.wall, strict=True))
-            print(f"{task:<20} {name:<8} | {rate:>16,.0f} | {spread(per_step[name]['cpu'], 1e3, 4):>24} | "
-                  f"{spread(per_step[name]['wall'], 1e3, 4):>24}")
-        own = [c - a for c, a in zip(per_step["chatenv"]["cpu"], per_step["agent"]["cpu"], strict=True)]
-        own_async = [c - a for c, a in zip(per_step["async"]["cpu"], per_step["agent"]["cpu"], strict=True)]
-        prompt = [a - b for a, b in zip(per_step["agent"]["cpu"], per_step["bare"]["cpu"], strict=True)]
-        print(f"{task:<20} ChatEnv's own CPU ms per step (chatenv - agent): reset/step {spread(own, 1e3, 4)}, "
-              f"areset/astep {spread(own_async, 1e3, 4)} (goal <= {GOAL_MS}); "
-              f"agent, prompt and records (agent - bare): {spread(prompt, 1e3, 4)}")
+        per_step(task, args, stock)
+    if args.live > 0:
+        live(args.live, args.live_steps)
 
 
 if __name__ == "__main__":

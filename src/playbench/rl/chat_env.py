@@ -6,8 +6,10 @@ The episode is played by the runner's own ``play_episode`` with a registered age
 records and the episode record are those of an eval run, by construction: nothing here re-plays the loop.
 
 Async callers use ``areset``/``astep`` inside their own event loop (the episode runs as a task of that
-loop). ``reset``/``step`` run the same coroutines on an event loop of the calling thread, shared by the
-thread's environments (no thread, no loop per environment); they refuse to run inside a running loop.
+loop). ``reset``/``step`` play the same episode task on an event loop of the calling thread, shared by the
+thread's environments (no thread, no loop per environment); they refuse to run inside a running loop. A
+synchronous step hands the answer in and runs that loop until the episode asks again: one pass of the
+loop, as nothing else is waiting on it (the thread's other episodes wait for their own answers).
 
 ``ChatEnv.from_record(run, task, index, step=k)`` starts at step ``k`` of a recorded episode: its prefix is
 re-played with the run's answers and checked against the run (``rl/branching.py``), then the caller answers.
@@ -15,11 +17,13 @@ re-played with the run's answers and checked against the run (``rl/branching.py`
 
 import asyncio
 import dataclasses
+import functools
 import threading
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from playbench.agents.base import Agent
 from playbench.agents.registry import AgentSpec, get_agent
@@ -32,9 +36,10 @@ from playbench.core.registry import get_task
 from playbench.core.seeding import episode_seed
 from playbench.core.task import Task
 from playbench.log.paths import frame_path
+from playbench.models.model import Model
 from playbench.models.providers.openai import wire_messages as openai_messages
 from playbench.models.types import MOCK_KEYS, GenerateConfig, Message, build_generate_config
-from playbench.rl.channel import channel_model
+from playbench.rl.channel import answered_by, channel_model
 from playbench.runner.plan import EpisodeJob
 from playbench.runner.runner import play_episode
 
@@ -43,8 +48,6 @@ if TYPE_CHECKING:
 
 #: the model name records carry when the caller names none (give yours: ``model="vllm/Qwen3-8B"``)
 DEFAULT_MODEL = "rl/policy"
-
-T = TypeVar("T")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,11 +64,38 @@ class EnvSpec:
     agent: AgentSpec
     agent_params: Params
     generate: GenerateConfig
+    channel: "_Channel" = dataclasses.field(default_factory=lambda: _Channel(), init=False, repr=False, compare=False)
+    #: ``task`` as its ChatEnvs play it: each game it makes is handed to the episode's ChatEnv (see ``_watched``)
+    played: Task = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        played = dataclasses.replace(self.task, make_game=functools.partial(_watched, self.task.make_game))
+        object.__setattr__(self, "played", played)  # made once here, not per episode
 
     @property
     def task_id(self) -> str:
         """The task's id (an alias given is resolved)."""
         return self.task.id
+
+
+class _Channel:
+    """A spec's channel model on the event loop that last played its episodes.
+
+    One Model serves every episode of a loop, as one serves every episode of an eval run (each episode's
+    task names its own answerer); a Model keeps per-loop state, so another loop gets a model of its own.
+    """
+
+    def __init__(self) -> None:
+        self._held: tuple[asyncio.AbstractEventLoop, Model] | None = None
+
+    def model(self, spec: "EnvSpec", loop: asyncio.AbstractEventLoop) -> Model:
+        """The channel model for ``spec``'s episodes on ``loop``."""
+        held = self._held  # read once: another thread may replace it
+        if held is not None and held[0] is loop:
+            return held[1]
+        model = channel_model(spec.config.model or DEFAULT_MODEL, spec.generate)
+        self._held = (loop, model)
+        return model
 
 
 def env_spec(task: str, seed: int = 0, agent: str = "naive", task_params: KeyValues = None,
@@ -127,6 +157,8 @@ class Rollout:
 class _Watched:
     """The episode's game seen through: the runner plays it unchanged; its last step's flags are kept."""
 
+    __slots__ = ("_game", "_seen")
+
     def __init__(self, game: Any, seen: Callable[[bool, bool], None]) -> None:
         self._game = game
         self._seen = seen
@@ -134,11 +166,54 @@ class _Watched:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._game, name)
 
+    # What the runner asks of every game, forwarded without the ``__getattr__`` detour (a failed lookup first).
+
+    def legal_actions(self) -> Any:
+        """The game's own legal actions."""
+        return self._game.legal_actions()
+
+    @property
+    def default_action(self) -> Any:
+        """The game's own default action."""
+        return self._game.default_action
+
+    async def prepare(self) -> None:
+        """The game's own preparation."""
+        await self._game.prepare()
+
+    def reset(self, *args: Any, **kwargs: Any) -> Any:
+        """The game's own reset."""
+        return self._game.reset(*args, **kwargs)
+
+    def instance(self) -> Any:
+        """The game's own instance description."""
+        return self._game.instance()
+
+    @property
+    def progress(self) -> Any:
+        """The game's own progress."""
+        return self._game.progress
+
+    def close(self) -> None:
+        """The game's own close."""
+        self._game.close()
+
     def step(self, action: str) -> Any:
         """The game's own step; ``terminated`` and ``truncated`` are noted on the way out."""
         out = self._game.step(action)
         self._seen(bool(out[2]), bool(out[3]))
         return out
+
+
+#: the ChatEnv whose episode task is running (set by the task itself: each task has its own)
+_PLAYING: ContextVar["ChatEnv"] = ContextVar("playbench_chat_env")
+
+
+def _watched(make_game: Callable[[Any, int], Any], params: Any, index: int) -> Any:
+    """``make_game`` of an ``EnvSpec.played`` task: the game made, kept by the episode's ChatEnv and watched."""
+    env = _PLAYING.get()
+    env._game = make_game(params, index)
+    return _Watched(env._game, env._note)
 
 
 _threads = threading.local()
@@ -220,6 +295,7 @@ class ChatEnv:
         self._game: Any = None
         self._branch = branch
         self._script: deque[str] = deque()  # the recorded answers still to give (a branch's prefix)
+        self._stops: asyncio.AbstractEventLoop | None = None  # the loop a synchronous call runs until woken
 
     # -- what it is ---------------------------------------------------------------------------------
 
@@ -280,16 +356,8 @@ class ChatEnv:
         """
         await self.aclose()
         loop = asyncio.get_running_loop()
-        self._loop = loop
-        self._record, self._steps, self._frames, self._seen = None, [], {}, 0
-        self._flags = (False, False)
-        model = channel_model(self.spec.config.model or DEFAULT_MODEL, self.spec.generate, self._ask)
-        agent: Agent = self.spec.agent.factory(self.spec.agent_params, model)
-        job = EpisodeJob(dataclasses.replace(self.spec.task, make_game=self._make_game), self.spec.params,
-                         self.index, self.seed)
-        self._script = deque(self._branch.answers if self._branch is not None else ())
+        self._start(loop)
         self._wake = loop.create_future()
-        self._episode = loop.create_task(self._play(job, agent))
         await self._wake
         if self._branch is not None:
             await self._check_branch(self._branch)
@@ -297,13 +365,8 @@ class ChatEnv:
 
     async def astep(self, text: str) -> StepResult:
         """Answer the pending request with the model's raw ``text``; see :class:`StepResult`."""
-        if not isinstance(text, str):
-            raise PlaybenchError(f"step takes the model's answer as a str, got {type(text).__name__}")
-        answer = self._answer
-        if answer is None or self._loop is None:
-            raise PlaybenchError(f"{self.task_id} #{self.index}: no request is pending "
-                                 + ("(the episode is over; reset() starts it again)" if self.done else "(reset() first)"))
-        self._answer = None
+        answer = self._pending(text)
+        assert self._loop is not None
         self._wake = self._loop.create_future()
         answer.set_result(text)
         await self._wake
@@ -325,31 +388,46 @@ class ChatEnv:
 
     def reset(self) -> list[dict[str, Any]]:
         """``areset`` on the calling thread's event loop."""
-        return self._sync(self.areset())
+        loop = self._sync_loop()
+        if self._branch is not None or (self._episode is not None and not self._episode.done()):
+            return loop.run_until_complete(self.areset())  # a prefix to check, or an episode to stop first
+        self._start(loop)
+        self._run(loop)
+        return self._messages()
 
     def step(self, text: str) -> StepResult:
-        """``astep`` on the calling thread's event loop."""
-        return self._sync(self.astep(text))
+        """``astep`` on the calling thread's event loop (one pass of it: see the module doc)."""
+        loop = self._sync_loop()
+        self._pending(text).set_result(text)
+        self._run(loop)
+        return self._result()
 
     def close(self) -> None:
         """``aclose`` on the calling thread's event loop."""
         if self._episode is not None and not self._episode.done():
-            self._sync(self.aclose())
+            self._sync_loop().run_until_complete(self.aclose())
 
-    def _sync(self, coro: Coroutine[Any, Any, T]) -> T:
+    def _sync_loop(self) -> asyncio.AbstractEventLoop:
+        """The calling thread's loop, where a synchronous call may go on with this episode."""
+        loop = _thread_loop()
+        if self._episode is not None and not self._episode.done() and self._loop is not loop:
+            raise PlaybenchError(f"{self.task_id} #{self.index}: its episode runs on another event loop "
+                                 "(started by areset, or on another thread); go on with astep there")
+        return loop
+
+    def _run(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Run ``loop`` until the episode hands out its next request or ends (``_wake_up`` stops it)."""
+        self._wake, self._stops = None, loop
         try:
-            loop = _thread_loop()
-            if self._episode is not None and not self._episode.done() and self._loop is not loop:
-                raise PlaybenchError(f"{self.task_id} #{self.index}: its episode runs on another event loop "
-                                     "(started by areset, or on another thread); go on with astep there")
-        except BaseException:
-            coro.close()
-            raise
-        return loop.run_until_complete(coro)
+            loop.run_forever()
+        finally:
+            self._stops = None
 
     # -- the episode side -----------------------------------------------------------------------
 
     async def _play(self, job: EpisodeJob, agent: Agent) -> None:
+        _PLAYING.set(self)  # this task's game and requests are this environment's (its context is its own)
+        answered_by(self._ask)
         try:
             config = self.spec.config
             self._record, _ = await play_episode(job, agent, config.agent, config.model, save_frame=self._keep_frame,
@@ -363,6 +441,8 @@ class ChatEnv:
         if self._script:  # a branch's prefix: the run's own answer
             return self._script.popleft()
         assert self._loop is not None
+        if self._answer is not None:  # the caller answers one request at a time (the shared model does not queue)
+            raise RuntimeError("the agent made a second request while one was pending")
         self._request = messages
         self._answer = self._loop.create_future()
         self._wake_up()
@@ -378,13 +458,35 @@ class ChatEnv:
             raise PlaybenchError(f"{branch.run}: {branch.name} is not where the run was: {difference.describe()}")
         self._seen = len(self._steps)  # the first step's reward and info are the caller's step's
 
-    def _wake_up(self) -> None:
-        if self._wake is not None and not self._wake.done():
-            self._wake.set_result(None)
+    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """A fresh episode task on ``loop`` (it runs once the loop does); nothing of the last one is kept."""
+        self._loop = loop
+        self._answer = self._request = None
+        self._record, self._steps, self._frames, self._seen = None, [], {}, 0
+        self._flags = (False, False)
+        agent: Agent = self.spec.agent.factory(self.spec.agent_params, self.spec.channel.model(self.spec, loop))
+        job = EpisodeJob(self.spec.played, self.spec.params, self.index, self.seed)
+        self._script = deque(self._branch.answers if self._branch is not None else ())
+        self._episode = loop.create_task(self._play(job, agent))
 
-    def _make_game(self, params: Any, index: int) -> Any:
-        self._game = self.spec.task.make_game(params, index)
-        return _Watched(self._game, self._note)
+    def _pending(self, text: str) -> "asyncio.Future[str]":
+        """The pending request's answer future, taken (the caller sets it to ``text``); refused if none is pending."""
+        if not isinstance(text, str):
+            raise PlaybenchError(f"step takes the model's answer as a str, got {type(text).__name__}")
+        answer = self._answer
+        if answer is None or self._loop is None:
+            raise PlaybenchError(f"{self.task_id} #{self.index}: no request is pending "
+                                 + ("(the episode is over; reset() starts it again)" if self.done else "(reset() first)"))
+        self._answer = None
+        return answer
+
+    def _wake_up(self) -> None:
+        """The episode asks again or has ended: stop the synchronous call's loop, or wake the awaiting caller."""
+        if self._stops is not None:
+            self._stops.stop()  # the loop ends after this pass
+            self._stops = None
+        elif self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
 
     def _note(self, terminated: bool, truncated: bool) -> None:
         self._flags = (terminated, truncated)

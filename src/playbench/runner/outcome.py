@@ -134,6 +134,8 @@ def not_finite(values: dict[str, Any]) -> str | None:
     """
     for name, value in values.items():
         if isinstance(value, dict):
+            if finite(value):  # the usual case: nothing to name, so no names are built
+                continue
             inner = not_finite({f"{name}.{key}": v for key, v in value.items()})
             if inner is not None:
                 return inner

@@ -1,0 +1,91 @@
+"""ChatEnv's lean steps: a synchronous step is one pass of the thread's loop, one channel model serves the
+episodes of a spec on a loop (each still gets its own answers), and GRASP's copies share one instance.
+"""
+
+import asyncio
+import json
+from typing import Any
+
+from playbench.rl import ChatEnv, env_spec
+from playbench.rl import chat_env as chat_env_module
+
+HANOI = [f"Move the top disk of rod {a} to the top of rod {b}" for a, b in ("AB", "AC", "BA", "BC", "CA", "CB")]
+
+
+class CountingLoop(asyncio.SelectorEventLoop):
+    """An event loop that counts its passes (each runs the callbacks ready at its start)."""
+
+    passes = 0
+
+    def _run_once(self) -> None:
+        self.passes += 1
+        super()._run_once()  # type: ignore[misc]  # asyncio's own loop pass
+
+
+def test_a_synchronous_step_is_one_pass_of_the_loop() -> None:
+    loop = CountingLoop()
+    chat_env_module._threads.loop = loop  # this thread's loop for the synchronous API
+    try:
+        envs = [ChatEnv("smartplay/hanoi-3", index=0, seed=1) for _ in range(3)]
+        for env in envs:
+            env.reset()
+        for step in range(4):
+            for env in envs:  # round robin: the other episodes wait for their answers meanwhile
+                before = loop.passes
+                result = env.step(HANOI[step % len(HANOI)])
+                assert loop.passes - before == 1 and result.messages
+        for env in envs:
+            env.close()
+    finally:
+        chat_env_module._threads.loop = None
+        loop.close()
+
+
+def record_json(env: ChatEnv) -> str:
+    return json.dumps(env.record().model_dump(mode="json", exclude={"timing"}))
+
+
+def test_one_channel_model_per_loop_and_each_episode_its_own_answers() -> None:
+    spec = env_spec("smartplay/hanoi-3", seed=2)
+    group = [ChatEnv.from_spec(spec, index=1) for _ in range(4)]
+
+    async def play(env: ChatEnv, member: int) -> list[Any]:
+        await env.areset()
+        for step in range(6):
+            await asyncio.sleep(0)  # the members' requests interleave
+            await env.astep(HANOI[(member + step * (member + 1)) % len(HANOI)])
+        return env.steps()
+
+    async def main() -> tuple[list[list[Any]], Any]:
+        played = await asyncio.gather(*(play(env, m) for m, env in enumerate(group)))
+        return list(played), spec.channel.model(spec, asyncio.get_running_loop())
+
+    played, model = asyncio.run(main())
+    assert model.stats.calls == 4 * 7  # every member's requests went through the one model of that loop
+    for member, env in enumerate(group):  # alone, with a spec of its own, each member plays the same episode
+        alone = ChatEnv("smartplay/hanoi-3", index=1, seed=2)
+        alone.reset()
+        for step in range(6):
+            alone.step(HANOI[(member + step * (member + 1)) % len(HANOI)])
+        assert [s.raw_output for s in alone.steps()] == [s.raw_output for s in played[member]]
+        assert [s.model_dump(exclude={"timing"}) for s in alone.steps()] == \
+            [s.model_dump(exclude={"timing"}) for s in played[member]]
+        alone.close()
+        env.close()
+    assert spec.channel.model(spec, asyncio.new_event_loop()) is not model  # another loop, another model
+
+
+def test_grasp_copies_share_one_instance_and_play_alike() -> None:
+    from playbench.suites.grasp.instances import KEPT_INSTANCES, _kept, make_instance
+
+    spec = env_spec("grasp/energy", seed=4)
+    first, second = ChatEnv.from_spec(spec, 5), ChatEnv.from_spec(spec, 5)
+    assert first.reset() == second.reset()
+    assert first._game.inst is second._game.inst  # made once for the group
+    fresh = _kept.__wrapped__(spec.params, 5, first.seed)  # generated anew, not kept
+    assert fresh == first._game.inst
+    assert make_instance(spec.params, 6, first.seed) is not first._game.inst
+    assert _kept.cache_info().maxsize == KEPT_INSTANCES
+    first.step("UP, UP")
+    second.step("up")
+    assert first.record().instance == second.record().instance
