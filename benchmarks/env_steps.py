@@ -255,8 +255,12 @@ class Pauses:
         self.in_full = self.in_full or info["generation"] == 2
 
 
-def live(count: int, steps: int) -> None:
-    """``count`` live episodes (LIVE_TASKS by turns) in this process: memory per episode, slowest step, GC pauses."""
+def live(count: int, steps: int, freeze: bool) -> None:
+    """``count`` live episodes (LIVE_TASKS by turns) in this process: memory per episode, slowest step, GC pauses.
+
+    ``freeze``: ``gc.freeze()`` after the resets and after each round of steps, as a trainer may do after each
+    batch (the collector then walks only what the last round made).
+    """
     specs = [(env_spec(task, 0, "naive", params), answer) for task, (params, answer) in LIVE_TASKS.items()]
     for spec, answer in specs:  # warm-up: imports, data files
         env = ChatEnv.from_spec(spec, 0)
@@ -267,7 +271,7 @@ def live(count: int, steps: int) -> None:
     memory, tracked = rss(), len(gc.get_objects())
     pauses = Pauses()
     gc.callbacks.append(pauses)
-    slowest = slowest_own = 0.0
+    slowest = slowest_own = slowest_cpu = 0.0
     over = 0
     try:
         envs: list[tuple[ChatEnv, str, list[Any]]] = []
@@ -276,13 +280,16 @@ def live(count: int, steps: int) -> None:
             env = ChatEnv.from_spec(spec, n // len(specs))
             envs.append((env, answer, env.reset()))
         for _ in range(steps):
+            if freeze:
+                gc.freeze()
             for k, (env, answer, messages) in enumerate(envs):
                 if not messages:
                     continue  # ended (GRASP's game takes 20 actions at most): held, as a trainer holds it
                 pauses.in_full = False
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 messages, *_ = env.step(answer)
                 took = time.perf_counter() - t0
+                slowest_cpu = max(slowest_cpu, time.process_time() - c0)
                 envs[k] = (env, answer, messages)
                 slowest = max(slowest, took)
                 over += took > STALL_GOAL_MS / 1e3
@@ -290,6 +297,7 @@ def live(count: int, steps: int) -> None:
                     slowest_own = max(slowest_own, took)
     finally:
         gc.callbacks.remove(pauses)
+        gc.unfreeze()
     gc.collect()
     per_episode = (rss() - memory) / count / 1024
     objects = (len(gc.get_objects()) - tracked) / count
@@ -301,7 +309,8 @@ def live(count: int, steps: int) -> None:
     print(f"{count} live episodes ({', '.join(LIVE_TASKS)} by turns; {still} not over) after {steps} steps each: "
           f"{per_episode:.1f} KB per live episode (RSS; goal <= {LIVE_GOAL_KB}), {objects:.0f} objects tracked by "
           f"the garbage collector per live episode")
-    print(f"  slowest step {slowest * 1e3:.1f} ms, {over} over {STALL_GOAL_MS} ms; slowest with no full collection "
+    print(f"  {'gc.freeze() after each round; ' if freeze else ''}slowest step {slowest * 1e3:.1f} ms wall "
+          f"({slowest_cpu * 1e3:.1f} ms CPU at most), {over} over {STALL_GOAL_MS} ms; slowest with no full collection "
           f"in it {slowest_own * 1e3:.1f} ms (goal: none over {STALL_GOAL_MS} ms); full collections: {len(full)}, "
           f"the longest {max(full, default=0.0) * 1e3:.0f} ms; one now, all episodes live: {collect_ms:.0f} ms")
     for env, _, _ in envs:
@@ -316,6 +325,7 @@ def main() -> None:
     parser.add_argument("--tasks", nargs="*", default=list(TASKS))
     parser.add_argument("--live", type=int, default=4096, help="live episodes held at once (0: not measured)")
     parser.add_argument("--live-steps", type=int, default=30)
+    parser.add_argument("--freeze", action="store_true", help="live episodes: gc.freeze() after each round of steps")
     args = parser.parse_args()
     print(machine_note())
     stock = stock_makers()
@@ -326,7 +336,7 @@ def main() -> None:
     for task in args.tasks:
         per_step(task, args, stock)
     if args.live > 0:
-        live(args.live, args.live_steps)
+        live(args.live, args.live_steps, args.freeze)
 
 
 if __name__ == "__main__":
