@@ -24,6 +24,7 @@ class CountingLoop(asyncio.SelectorEventLoop):
 
 def test_a_synchronous_step_is_one_pass_of_the_loop() -> None:
     loop = CountingLoop()
+    previous = getattr(chat_env_module._threads, "loop", None)
     chat_env_module._threads.loop = loop  # this thread's loop for the synchronous API
     try:
         envs = [ChatEnv("smartplay/hanoi-3", index=0, seed=1) for _ in range(3)]
@@ -37,7 +38,7 @@ def test_a_synchronous_step_is_one_pass_of_the_loop() -> None:
         for env in envs:
             env.close()
     finally:
-        chat_env_module._threads.loop = None
+        chat_env_module._threads.loop = previous
         loop.close()
 
 
