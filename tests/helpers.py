@@ -4,6 +4,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -85,3 +87,17 @@ def open_page(browser: Any, url: str, viewport: dict[str, int] | None = None) ->
     page.on("request", lambda req: requests.append(req.url))
     page.goto(url)
     return page, errors, requests
+
+
+@contextmanager
+def textworld_cache(root: Path) -> Iterator[Path]:
+    """``PLAYBENCH_TEXTWORLD_DIR`` pointed at ``root`` while the block runs, then put back as it was."""
+    old = os.environ.get("PLAYBENCH_TEXTWORLD_DIR")
+    os.environ["PLAYBENCH_TEXTWORLD_DIR"] = str(root)
+    try:
+        yield root
+    finally:
+        if old is None:
+            os.environ.pop("PLAYBENCH_TEXTWORLD_DIR", None)
+        else:
+            os.environ["PLAYBENCH_TEXTWORLD_DIR"] = old

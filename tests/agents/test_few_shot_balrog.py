@@ -11,12 +11,12 @@ keeping its END line, in either order. Which demonstrations an episode draws is 
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from helpers import textworld_cache
 from playbench.agents.registry import get_agent
 from playbench.core.registry import get_task
 from playbench.models import create_model
@@ -33,13 +33,8 @@ ENVS = list(FACTS["envs"])
 def tw_cache(tmp_path_factory):
     """A private TextWorld cache (one coin-collector game is made on first use)."""
     root = tmp_path_factory.mktemp("tw-cache")
-    old = os.environ.get("PLAYBENCH_TEXTWORLD_DIR")
-    os.environ["PLAYBENCH_TEXTWORLD_DIR"] = str(root)
-    yield root
-    if old is None:
-        os.environ.pop("PLAYBENCH_TEXTWORLD_DIR", None)
-    else:
-        os.environ["PLAYBENCH_TEXTWORLD_DIR"] = old
+    with textworld_cache(root):
+        yield root
 
 
 def _write_record(path: Path, record: dict) -> None:

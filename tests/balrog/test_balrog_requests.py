@@ -9,12 +9,12 @@ calls bugs; with these answers none of B5-B8 shows, and NetHack's prompt differs
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from helpers import textworld_cache
 from playbench.agents.registry import get_agent
 from playbench.cli.eval_cmd import command as eval_command
 from playbench.core.registry import get_task
@@ -42,13 +42,8 @@ def _load(env: str) -> dict:
 def tw_cache(tmp_path_factory):
     """A private TextWorld cache (one coin-collector game is generated on first use)."""
     root = tmp_path_factory.mktemp("tw-cache")
-    old = os.environ.get("PLAYBENCH_TEXTWORLD_DIR")
-    os.environ["PLAYBENCH_TEXTWORLD_DIR"] = str(root)
-    yield root
-    if old is None:
-        os.environ.pop("PLAYBENCH_TEXTWORLD_DIR", None)
-    else:
-        os.environ["PLAYBENCH_TEXTWORLD_DIR"] = old
+    with textworld_cache(root):
+        yield root
 
 
 def _demos(case: dict, folder: Path) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import PLAYBENCH
+from helpers import PLAYBENCH, textworld_cache
 from playbench.agents.reference import ReferenceAgent
 from playbench.core.errors import PlaybenchError
 from playbench.core.params import PlaybenchDeprecation
@@ -42,14 +42,9 @@ TINY = GameSpec(task="coin_collector", stem="tiny", challenge="tw-coin_collector
 @pytest.fixture(scope="module")
 def tw_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("tw-cache")
-    old = os.environ.get("PLAYBENCH_TEXTWORLD_DIR")
-    os.environ["PLAYBENCH_TEXTWORLD_DIR"] = str(root)
-    ensure([COIN, COOK], show_progress=False)
-    yield root
-    if old is None:
-        os.environ.pop("PLAYBENCH_TEXTWORLD_DIR", None)
-    else:
-        os.environ["PLAYBENCH_TEXTWORLD_DIR"] = old
+    with textworld_cache(root):
+        ensure([COIN, COOK], show_progress=False)
+        yield root
 
 
 def _row(name: str):  # noqa: ANN202
