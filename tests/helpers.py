@@ -101,3 +101,26 @@ def textworld_cache(root: Path) -> Iterator[Path]:
             os.environ.pop("PLAYBENCH_TEXTWORLD_DIR", None)
         else:
             os.environ["PLAYBENCH_TEXTWORLD_DIR"] = old
+
+
+@contextmanager
+def serve_app(app: Any, log_level: str = "critical") -> Iterator[str]:
+    """An ASGI ``app`` served by uvicorn in a thread on a free loopback port; yields its URL."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level=log_level))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(10)

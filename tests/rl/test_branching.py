@@ -4,9 +4,7 @@ the same through serve-env (only runs under its ``--runs`` folder) and as verifi
 """
 
 import asyncio
-import contextlib
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +12,7 @@ import orjson
 import pytest
 
 import playbench
+from helpers import serve_app
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.rl import ChatEnv, write_run
@@ -190,28 +189,6 @@ def test_what_cannot_be_branched_is_refused_in_one_line(runs: Path, tmp_path: Pa
 # -- serve-env ----------------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _serving(app: Any) -> Iterator[str]:
-    import socket
-    import threading
-    import time
-
-    import uvicorn
-
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="critical"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server.should_exit = True
-    thread.join(10)
-
-
 def test_serve_env_branches_runs_under_its_folder_and_no_other(runs: Path, tmp_path: Path) -> None:
     pytest.importorskip("openenv.core", reason="serve-env needs openenv-core")
     from playbench.rl.openenv import PlaybenchAction, PlaybenchEnvClient, make_app
@@ -237,7 +214,7 @@ def test_serve_env_branches_runs_under_its_folder_and_no_other(runs: Path, tmp_p
                 await client.reset(**reset)
         return str(caught.value)
 
-    with _serving(make_app([], runs=runs)) as url:
+    with serve_app(make_app([], runs=runs)) as url:
         first, *_, last, state = asyncio.run(play(url, run=path.name, task="smartplay/hanoi-3", index=0, step=k))
         env = ChatEnv.from_record(path, "smartplay/hanoi-3", 0, step=k)
         env.reset()
@@ -252,7 +229,7 @@ def test_serve_env_branches_runs_under_its_folder_and_no_other(runs: Path, tmp_p
         assert "not a recorded step" in asyncio.run(refused(url, run=path.name, task="smartplay/hanoi-3", index=0,
                                                             step=len(steps)))
         assert "serves recorded runs only" in asyncio.run(refused(url, task=None))
-    with _serving(make_app("smartplay/hanoi-3")) as url:  # a server started without runs reads none
+    with serve_app(make_app("smartplay/hanoi-3")) as url:  # a server started without runs reads none
         message = asyncio.run(refused(url, run=path.name, task="smartplay/hanoi-3", index=0, step=0))
         assert "reads no runs" in message
 

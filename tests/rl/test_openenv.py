@@ -10,10 +10,8 @@ import logging
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -22,12 +20,11 @@ from typing import Any
 
 import pytest
 
-from helpers import run_cli
+from helpers import run_cli, serve_app
 from playbench.core.errors import PlaybenchError
 from playbench.rl import ChatEnv
 
 pytest.importorskip("openenv.core")
-import uvicorn  # noqa: E402
 import websockets  # noqa: E402
 from starlette.websockets import WebSocket  # noqa: E402
 
@@ -37,23 +34,6 @@ SEED = 5
 HANOI = ["Move the top disk of rod A to the top of rod C", "no idea", "Move the top disk of rod A to the top of rod B"]
 
 
-@contextlib.contextmanager
-def _serving(app: Any, log_level: str = "critical") -> Iterator[str]:
-    """``app`` served by uvicorn in a thread on a free loopback port; yields its URL."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level=log_level))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server.should_exit = True
-    thread.join(10)
-
-
 @pytest.fixture(scope="module")
 def app() -> Any:
     return make_app(["smartplay/hanoi-3", "mango/df"], seed=SEED)
@@ -61,7 +41,7 @@ def app() -> Any:
 
 @pytest.fixture(scope="module")
 def url(app: Any) -> Iterator[str]:
-    with _serving(app) as served:
+    with serve_app(app) as served:
         yield served
 
 
@@ -200,7 +180,7 @@ def test_sessions_are_bounded_and_freed_when_their_client_goes() -> None:
         await second.close()
         return result
 
-    with _serving(make_app("mango/df", seed=SEED, max_sessions=2)) as url:
+    with serve_app(make_app("mango/df", seed=SEED, max_sessions=2)) as url:
         result = asyncio.run(hold(url))
     assert result.observation.messages == _first("mango/df", 3, SEED)
 
@@ -223,7 +203,7 @@ def test_real_errors_are_still_reported_and_client_departures_are_not() -> None:
         raise RuntimeError("a real fault")
 
     seen = _Records()
-    with _serving(app, log_level="error") as url:
+    with serve_app(app, log_level="error") as url:
         logging.getLogger("uvicorn.error").addHandler(seen)
         try:
             asyncio.run(_play(url, ["[]"], index=0))  # a whole session, closed as OpenEnv's client closes it
