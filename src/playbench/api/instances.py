@@ -14,13 +14,12 @@ first K. A task the source lacks, an instance playbench cannot play again (with 
 line or a file that is not one of instances is refused in one line, before the run exists.
 """
 
-import os
 import re
-import stat
 from pathlib import Path
 
 from playbench.api import formats
 from playbench.core.bounds import MAX_EPISODES
+from playbench.core.datafiles import read_data_text
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import RunConfig, TaskSpec
 from playbench.core.registry import find_task, get_task
@@ -124,7 +123,7 @@ def _run_instances(run: Path) -> list[Instance]:
 
 def _file_instances(path: Path) -> list[Instance]:
     """The instances of a file of ``TASK SEED`` lines (task ids or aliases), in its order."""
-    text = _file_text(path)
+    text = read_data_text(path, empty=None, limit=MAX_FILE_BYTES, what="--instances")
     found: list[Instance] = []
     ids: dict[str, str] = {}  # a name as written -> its task's id (each looked up once)
     for number, line in enumerate(text.splitlines(), 1):
@@ -147,23 +146,3 @@ def _file_instances(path: Path) -> list[Instance]:
     if not found:
         raise PlaybenchError(f"{path}: no TASK SEED line")
     return found
-
-
-def _file_text(path: Path) -> str:
-    """The file's UTF-8 text; a missing or special file, one over ``MAX_FILE_BYTES`` or not UTF-8: one line."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a fifo does not hold the open
-    except OSError as exc:
-        raise PlaybenchError(f"--instances {path}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            raise PlaybenchError(f"--instances {path}: not a regular file, a folder or a run")
-        raw = file.read(MAX_FILE_BYTES + 1)
-    if len(raw) > MAX_FILE_BYTES:
-        raise PlaybenchError(f"--instances {path}: larger than {MAX_FILE_BYTES // 2**20} MiB: not a file of "
-                             "TASK SEED lines")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise PlaybenchError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
