@@ -16,9 +16,9 @@ files themselves (``Style``):
   (``Your previous output action: '…' is not a valid action. Defaulted to action: …``);
 - from 2025-01-28 (``c347aa8``): ``Your previous output did not contain a valid action. Defaulted to action: …``.
 
-How each environment's instance is found again (``leaderboard_games.py``) follows what determined it in
-BALROG: the seed alone (BabyAI, Baba Is AI, MiniHack, NetHack), a per-process game counter (TextWorld), or
-the global NumPy state the worker process was left in (Crafter). Where the original itself leaves a part
+How each environment's instance is found again (``leaderboard_games.py``, ``leaderboard_crafter.py``) follows
+what determined it in BALROG: the seed alone (BabyAI, Baba Is AI, MiniHack, NetHack), a per-process game counter
+(TextWorld), or the global NumPy state the worker process was left in (Crafter). Where the original itself leaves a part
 undetermined, the episode is not verifiable and the reason says which part.
 """
 

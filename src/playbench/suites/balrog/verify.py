@@ -128,11 +128,12 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, le
         replay = _replay(task, index, seed, rows, data, env, make_agent)
         result.findings.append(settle(runner, label, index, replay))
     if played:
-        from playbench.suites.balrog import leaderboard_nle
+        from playbench.suites.balrog import leaderboard_crafter, leaderboard_nle
         from playbench.suites.balrog.leaderboard_games import OPENERS
 
         row.style = leaderboard.note_style((s.observation for e in played for s in e.steps), row.date)
-        openers = {**OPENERS, "minihack": leaderboard_nle.open_nethack, "nle": leaderboard_nle.open_nethack}
+        openers = {**OPENERS, "crafter": leaderboard_crafter.open_crafter, "minihack": leaderboard_nle.open_nethack,
+                   "nle": leaderboard_nle.open_nethack}
         try:
             leaderboard.replay_all(played, row, openers, result, runner)
         finally:
