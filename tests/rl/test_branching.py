@@ -285,3 +285,26 @@ def test_verifiers_rows_name_recorded_states(runs: Path) -> None:
         assert trace.num_turns == info["steps"] - info["from_step"]
     with pytest.raises(PlaybenchError, match="not a recorded step"):
         load_environment(branches=[{**rows[0], "step": len(steps)}])
+
+
+# -- a run of given instances (eval --instances) ------------------------------------------------------------
+
+
+def test_a_run_of_given_instances_branches_at_its_seeds(tmp_path: Path) -> None:
+    task = "balrog/babyai/goto"
+    seeds = [913, 70001]  # not the seeds the run's base seed derives: the run's schedule names them
+    (tmp_path / "seeds.txt").write_text("".join(f"{task} {seed}\n" for seed in seeds))
+    run = playbench.eval(task, agent="naive", model="mock/demo", log_dir=tmp_path / "runs",
+                         instances=str(tmp_path / "seeds.txt"), task_params={"max_steps": 12},
+                         model_params={"invalid_rate": 0.3}).path
+    log = playbench.read_run(run)
+    records = {r.index: r for r in log.episodes()}
+    assert [records[i].seed for i in (0, 1)] == seeds
+    record = records[1]
+    steps = log.read_trajectory(record)
+    for k in (0, len(steps) // 2, len(steps) - 1):
+        env = ChatEnv.from_record(run, task, 1, step=k)
+        assert _json(env.reset()) == _json(steps[k].messages), f"step {k}: not the run's request"
+        assert env.seed == seeds[1] and _steps(env.steps()) == _steps(steps[:k])
+        _finish(env, steps[k:], "naive")
+        assert env.score == record.score and _record(env.record()) == _record(record)

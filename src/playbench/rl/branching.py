@@ -4,7 +4,9 @@
 boundary) and returns a :class:`Branch`: the environment spec the run's ``run.json`` makes, the answers its
 model gave before step ``k``, and what it recorded for those steps. A ChatEnv made from it re-plays that
 prefix through the runner, as every ChatEnv plays: the same agent, fed the same answers, makes the same
-requests and executes the recorded actions in a fresh game reset with the recorded seed. Each re-played
+requests and executes the recorded actions in a fresh game reset as the run reset it (the runner's own
+schedule of the run: ``plan_jobs`` over its ``run.json``, so an ``eval --instances`` run's given seeds are
+the episodes' seeds, as a resume plays them). Each re-played
 step is then compared with the run's, with ``playbench verify``'s comparison (observation, validity,
 reward, score, done, and the request, byte for byte as JSON), and so is the request it reaches at step
 ``k``; the first difference refuses the branch in one line. Nothing of a game is copied: every branch
@@ -25,10 +27,10 @@ from playbench.api.verify import Difference, _steps, same, task_problem
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import StepRecord
 from playbench.core.registry import get_task
-from playbench.core.seeding import episode_seed
 from playbench.log.read import read_run
 from playbench.models.types import MOCK_KEYS
 from playbench.rl.chat_env import EnvSpec, env_spec
+from playbench.runner.plan import EpisodeJob, plan_jobs
 
 #: the fields of each step before ``k`` that its re-play must give again (the request is compared apart)
 CHECKED = ("observation", "raw_output", "action", "executed", "valid", "reward", "score", "done")
@@ -53,10 +55,15 @@ class Branch:
     spec: EnvSpec
     index: int
     step: int
-    seed: int  # the episode's seed, as recorded (and derived again from the run's base seed)
+    job: EpisodeJob  # the episode as the run scheduled it (its seed, and whatever else its reset takes)
     answers: tuple[str, ...]  # the model's answers before ``step``, in the order the agent asked
     recorded: tuple[Recorded, ...]  # steps 0 .. step-1
     request: bytes  # the run's request at ``step``, as JSON
+
+    @property
+    def seed(self) -> int:
+        """The episode's seed, as the run scheduled it (and its record holds)."""
+        return self.job.seed
 
     @property
     def name(self) -> str:
@@ -132,9 +139,9 @@ def branch_point(run: Path | str, task: str, index: int, step: int, model: str |
     problem = task_problem(spec.task, row.params, {})
     if problem is not None:
         raise PlaybenchError(f"{where} cannot be re-played here: {problem}")
-    expected = episode_seed(config.seed, task, index)
-    if record.seed != expected:
-        raise PlaybenchError(f"{where}: its seed {record.seed} is not the run's ({expected})")
+    job = plan_jobs(config.model_copy(update={"tasks": [row]}))[index]  # the runner's schedule, as a resume reads it
+    if record.seed != job.seed:
+        raise PlaybenchError(f"{where}: its seed {record.seed} is not the run's ({job.seed})")
     steps, why = _steps(log, record)
     if steps is None:
         raise PlaybenchError(f"{where} cannot be re-played: {why}")
@@ -144,7 +151,7 @@ def branch_point(run: Path | str, task: str, index: int, step: int, model: str |
         raise PlaybenchError(f"{where}: step {step} is not a recorded step (0 .. {len(steps) - 1})")
     if any(s.messages is None or s.raw_output is None for s in steps[:step + 1]):
         raise PlaybenchError(f"{where}: its steps do not record the model's requests and answers")
-    return Branch(run=str(run), spec=spec, index=index, step=step, seed=record.seed,
+    return Branch(run=str(run), spec=spec, index=index, step=step, job=job,
                   answers=tuple(answer for s in steps[:step] for answer in _answers(s, config.agent, where)),
                   recorded=tuple(Recorded(tuple(getattr(s, name) for name in CHECKED), _digest(s.messages))
                                  for s in steps[:step]),

@@ -281,7 +281,8 @@ class ChatEnv:
         spec.task.check_episodes(spec.params, index + 1)
         self.spec = spec
         self.index = index
-        self.seed = episode_seed(spec.config.seed, spec.task.id, index)  # as plan_jobs derives it
+        # a branch's seed is the one its run scheduled (given by --instances, or derived as here)
+        self.seed = branch.seed if branch is not None else episode_seed(spec.config.seed, spec.task.id, index)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._episode: asyncio.Task[None] | None = None
         self._wake: asyncio.Future[None] | None = None
@@ -465,7 +466,8 @@ class ChatEnv:
         self._record, self._steps, self._frames, self._seen = None, [], {}, 0
         self._flags = (False, False)
         agent: Agent = self.spec.agent.factory(self.spec.agent_params, self.spec.channel.model(self.spec, loop))
-        job = EpisodeJob(self.spec.played, self.spec.params, self.index, self.seed)
+        job = EpisodeJob(self.spec.played, self.spec.params, self.index, self.seed) if self._branch is None else \
+            dataclasses.replace(self._branch.job, task=self.spec.played)  # the run's job, whatever its reset takes
         self._script = deque(self._branch.answers if self._branch is not None else ())
         self._episode = loop.create_task(self._play(job, agent))
 
