@@ -255,11 +255,12 @@ class Pauses:
         self.in_full = self.in_full or info["generation"] == 2
 
 
-def live(count: int, steps: int, freeze: bool) -> None:
+def live(count: int, steps: int, freeze: bool, keep_steps: bool) -> None:
     """``count`` live episodes (LIVE_TASKS by turns) in this process: memory per episode, slowest step, GC pauses.
 
     ``freeze``: ``gc.freeze()`` after the resets and after each round of steps, as a trainer may do after each
-    batch (the collector then walks only what the last round made).
+    batch (the collector then walks only what the last round made). ``keep_steps``: the live episodes keep their
+    step records (``ChatEnv``'s default), or not (``keep_steps=False``).
     """
     specs = [(env_spec(task, 0, "naive", params), answer) for task, (params, answer) in LIVE_TASKS.items()]
     for spec, answer in specs:  # warm-up: imports, data files
@@ -277,7 +278,7 @@ def live(count: int, steps: int, freeze: bool) -> None:
         envs: list[tuple[ChatEnv, str, list[Any]]] = []
         for n in range(count):
             spec, answer = specs[n % len(specs)]
-            env = ChatEnv.from_spec(spec, n // len(specs))
+            env = ChatEnv.from_spec(spec, n // len(specs), keep_steps=keep_steps)
             envs.append((env, answer, env.reset()))
         for _ in range(steps):
             if freeze:
@@ -306,7 +307,8 @@ def live(count: int, steps: int, freeze: bool) -> None:
     gc.collect()
     collect_ms = (time.perf_counter() - t0) * 1e3
     still = sum(1 for _, _, messages in envs if messages)
-    print(f"{count} live episodes ({', '.join(LIVE_TASKS)} by turns; {still} not over) after {steps} steps each: "
+    print(f"{count} live episodes ({', '.join(LIVE_TASKS)} by turns; {still} not over; keep_steps={keep_steps}) "
+          f"after {steps} steps each: "
           f"{per_episode:.1f} KB per live episode (RSS; goal <= {LIVE_GOAL_KB}), {objects:.0f} objects tracked by "
           f"the garbage collector per live episode")
     print(f"  {'gc.freeze() after each round; ' if freeze else ''}slowest step {slowest * 1e3:.1f} ms wall "
@@ -326,6 +328,8 @@ def main() -> None:
     parser.add_argument("--live", type=int, default=4096, help="live episodes held at once (0: not measured)")
     parser.add_argument("--live-steps", type=int, default=30)
     parser.add_argument("--freeze", action="store_true", help="live episodes: gc.freeze() after each round of steps")
+    parser.add_argument("--no-keep-steps", dest="keep_steps", action="store_false",
+                        help="live episodes: ChatEnv(keep_steps=False), no step records kept")
     args = parser.parse_args()
     print(machine_note())
     stock = stock_makers()
@@ -336,7 +340,7 @@ def main() -> None:
     for task in args.tasks:
         per_step(task, args, stock)
     if args.live > 0:
-        live(args.live, args.live_steps, args.freeze)
+        live(args.live, args.live_steps, args.freeze, args.keep_steps)
 
 
 if __name__ == "__main__":

@@ -90,3 +90,71 @@ def test_grasp_copies_share_one_instance_and_play_alike() -> None:
     first.step("UP, UP")
     second.step("up")
     assert first.record().instance == second.record().instance
+
+
+def play_through(env: ChatEnv, answers: list[str]) -> list[Any]:
+    """Every step's result (messages, reward, flags, info) until the episode ends (answers taken in turn)."""
+    messages = env.reset()
+    results: list[Any] = [messages]
+    while messages:
+        results.append(env.step(answers[(len(results) - 1) % len(answers)]))
+        messages = results[-1].messages
+    return results
+
+
+def test_keep_steps_false_gives_the_same_results_and_record_and_keeps_no_steps() -> None:
+    from playbench.core.errors import PlaybenchError
+
+    cases = [("smartplay/hanoi-3", {"max_steps": 12}, HANOI), ("balrog/babyai/goto", {"max_steps": 9},
+             ["turn left", "go forward", "nonsense"]), ("grasp/energy-interactive", {}, ["up", "left", "right"])]
+    for task, params, answers in cases:
+        spec = env_spec(task, seed=3, task_params=params)
+        kept, lean = ChatEnv.from_spec(spec, 2), ChatEnv.from_spec(spec, 2, keep_steps=False)
+        assert play_through(lean, answers) == play_through(kept, answers)  # every reward, flag and info
+        assert record_json(lean) == record_json(kept) and lean.score == kept.score
+        assert len(kept.steps()) > 5 and lean._steps == []  # nothing of the played steps is held
+        for refused in (lean.steps, lean.rollout):
+            try:
+                refused()
+            except PlaybenchError as exc:
+                assert "keep_steps=False" in str(exc)
+            else:
+                raise AssertionError(f"{task}: {refused.__name__} should refuse with keep_steps=False")
+    try:
+        ChatEnv.from_spec(spec, 0, keep_steps=0)  # type: ignore[arg-type]
+    except PlaybenchError as exc:
+        assert "keep_steps" in str(exc)
+    else:
+        raise AssertionError("keep_steps=0 should be refused")
+
+
+def test_an_ended_episode_holds_neither_its_last_request_nor_its_game() -> None:
+    env = ChatEnv("grasp/energy", index=1, seed=5)
+    env.reset()
+    assert env._request is not None and env._game is not None
+    result = env.step("up")
+    assert result.terminated or result.truncated
+    assert result.info["progress"] is not None  # read from the game before it was let go
+    assert env._request is None and env._game is None and env.request is None and env.wire_messages() == []
+
+
+def test_grasp_instance_kept_or_made_anew_plays_the_same_records() -> None:
+    from playbench.suites.grasp.instances import KEPT_INSTANCES, _kept
+
+    spec = env_spec("grasp/energy", seed=6)
+
+    def played(index: int) -> tuple[str, str]:
+        env = ChatEnv.from_spec(spec, index)
+        env.reset()
+        env.step("UP, LEFT, UP")
+        return record_json(env), json.dumps([s.model_dump(mode="json", exclude={"timing"}) for s in env.steps()])
+
+    _kept.cache_clear()
+    first = played(7)  # made, then kept
+    assert _kept.cache_info().currsize == 1
+    assert played(7) == first and _kept.cache_info().hits >= 1  # the kept instance
+    _kept.cache_clear()
+    assert played(7) == first  # made anew
+    for index in range(KEPT_INSTANCES + 5):  # bounded: the oldest are let go
+        _kept(spec.params, index, 0)
+    assert _kept.cache_info().currsize == KEPT_INSTANCES

@@ -245,14 +245,20 @@ class ChatEnv:
     """
 
     def __init__(self, task: str, index: int = 0, seed: int = 0, agent: str = "naive", task_params: KeyValues = None,
-                 agent_params: KeyValues = None, model: str = DEFAULT_MODEL, model_params: KeyValues = None) -> None:
-        self._setup(env_spec(task, seed, agent, task_params, agent_params, model, model_params), index)
+                 agent_params: KeyValues = None, model: str = DEFAULT_MODEL, model_params: KeyValues = None,
+                 keep_steps: bool = True) -> None:
+        self._setup(env_spec(task, seed, agent, task_params, agent_params, model, model_params), index,
+                    keep_steps=keep_steps)
 
     @classmethod
-    def from_spec(cls, spec: EnvSpec, index: int = 0) -> "ChatEnv":
-        """An environment for episode ``index`` of ``spec`` (cheap: nothing is validated again but the index)."""
+    def from_spec(cls, spec: EnvSpec, index: int = 0, keep_steps: bool = True) -> "ChatEnv":
+        """An environment for episode ``index`` of ``spec`` (cheap: nothing is validated again but the index).
+
+        ``keep_steps=False``: the step records and frames are not kept (``steps()`` and ``rollout()`` refuse);
+        each step's reward and info, ``record()`` and ``score`` are the same. For many live episodes.
+        """
         env = cls.__new__(cls)
-        env._setup(spec, index)
+        env._setup(spec, index, keep_steps=keep_steps)
         return env
 
     @classmethod
@@ -275,9 +281,11 @@ class ChatEnv:
         env._setup(branch.spec, branch.index, branch)
         return env
 
-    def _setup(self, spec: EnvSpec, index: int, branch: "Branch | None" = None) -> None:
+    def _setup(self, spec: EnvSpec, index: int, branch: "Branch | None" = None, keep_steps: bool = True) -> None:
         if isinstance(index, bool) or not isinstance(index, int) or index < 0:
             raise PlaybenchError(f"index {index!r}: must be a whole number of at least 0")
+        if not isinstance(keep_steps, bool):
+            raise PlaybenchError(f"keep_steps {keep_steps!r}: must be True or False")
         spec.task.check_episodes(spec.params, index + 1)
         self.spec = spec
         self.index = index
@@ -289,7 +297,8 @@ class ChatEnv:
         self._answer: asyncio.Future[str] | None = None
         self._request: list[Message] | None = None
         self._record: EpisodeRecord | None = None
-        self._steps: list[StepRecord] = []
+        self._keep_steps = keep_steps
+        self._steps: list[StepRecord] = []  # all steps played; with keep_steps=False, those not reported yet
         self._frames: dict[int, Any] = {}
         self._seen = 0  # steps already reported by ``step``
         self._flags = (False, False)  # the last game step's (terminated, truncated)
@@ -337,15 +346,18 @@ class ChatEnv:
         return self._record
 
     def steps(self) -> list[StepRecord]:
-        """The steps played so far, as the run's trajectory records them."""
+        """The steps played so far, as the run's trajectory records them (refused with ``keep_steps=False``)."""
+        if not self._keep_steps:
+            raise PlaybenchError(f"{self.task_id} #{self.index}: made with keep_steps=False, it keeps no step "
+                                 "records (its record() and score are kept)")
         return list(self._steps)
 
     def rollout(self) -> Rollout:
         """The finished episode as a :class:`Rollout` (for ``write_run``; picklable)."""
         record = self.record()
+        steps = self.steps()
         task = self.spec.config.tasks[0].model_copy(update={"episodes": self.index + 1})
-        return Rollout(self.spec.config.model_copy(update={"tasks": [task]}), record, list(self._steps),
-                       dict(self._frames))
+        return Rollout(self.spec.config.model_copy(update={"tasks": [task]}), record, steps, dict(self._frames))
 
     # -- async API ------------------------------------------------------------------------------
 
@@ -434,7 +446,7 @@ class ChatEnv:
             self._record, _ = await play_episode(job, agent, config.agent, config.model, save_frame=self._keep_frame,
                                                  record_step=self._steps.append)
         finally:
-            self._answer = None
+            self._answer = self._request = None  # an ended episode's last request is dropped (it holds a history)
             self._wake_up()
 
     async def _ask(self, messages: list[Message]) -> str:
@@ -495,7 +507,8 @@ class ChatEnv:
 
     def _keep_frame(self, step: int, image: Any) -> str:
         """Keep the frame the agent saw (``write_run`` writes it) and name it as a run does."""
-        self._frames[step] = image
+        if self._keep_steps:
+            self._frames[step] = image
         return frame_path(self.spec.task.id, self.index, step)
 
     # -- answers --------------------------------------------------------------------------------
@@ -511,7 +524,10 @@ class ChatEnv:
     def _result(self) -> StepResult:
         messages = self._messages()
         new = self._steps[self._seen:]
-        self._seen = len(self._steps)
+        if self._keep_steps:
+            self._seen = len(self._steps)
+        else:
+            self._steps.clear()  # reported now, and not kept
         info: dict[str, Any] = {"game_step": bool(new)}
         reward, terminated, truncated = 0.0, False, False
         if new:
@@ -524,6 +540,7 @@ class ChatEnv:
         record = self._record
         if record is not None:
             info.update(status=record.status, error=record.error, episode_score=record.score)
+            self._game = None  # closed, its progress read: what an ended episode holds is its records
             if not (terminated or truncated):  # ended by a fault, not by the game: cut short
                 truncated = True
         return StepResult(messages, reward, terminated, truncated, info)
