@@ -156,6 +156,17 @@ def test_stateless_http_step_and_bad_resets_are_refused_with_their_message(url: 
     assert status == 200 and body["observation"]["messages"] == _first("mango/df", 1, SEED)
 
 
+def test_mcp_is_refused_and_holds_no_session() -> None:
+    """OpenEnv's HTTP /mcp kept a session per ``openenv/session/create``, tied to no connection, never freed."""
+    create = {"jsonrpc": "2.0", "method": "openenv/session/create", "params": {}, "id": 1}
+    with serve_app(make_app("mango/df", seed=SEED, max_sessions=2)) as url:
+        for _ in range(3):
+            status, body = _post(f"{url}/mcp", create)
+            assert status == 404 and "no MCP" in body["detail"], body
+        first = asyncio.run(_play(url, [], task="mango/df", index=3))[0]  # the sessions are all still free
+    assert first.observation.messages == _first("mango/df", 3, SEED)
+
+
 def test_sessions_are_bounded_and_freed_when_their_client_goes() -> None:
     async def hold(url: str) -> Any:
         first, second = PlaybenchEnvClient(base_url=url), PlaybenchEnvClient(base_url=url)

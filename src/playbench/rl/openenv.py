@@ -288,9 +288,28 @@ def make_app(tasks: str | list[str], seed: int = 0, agent: str = "naive", task_p
     app = create_app(lambda: PlaybenchEnvironment(specs, rewards, root), PlaybenchAction, PlaybenchObservation,
                      env_name="playbench", max_concurrent_envs=max_sessions)
     app.state.playbench_specs = specs
+    _without_mcp(app)
     app.add_exception_handler(PlaybenchError, _refused)
     app.add_exception_handler(WebSocketDisconnect, _client_left)
     return app
+
+
+def _without_mcp(app: Any) -> None:
+    """OpenEnv's ``/mcp`` routes taken out, the HTTP one answered 404 with a line.
+
+    A playbench environment has no MCP tools, so ``/mcp`` served nothing but sessions; and its HTTP
+    ``openenv/session/create`` kept one per request, tied to no connection and never expired (three POSTs
+    filled a server of ``--max-sessions 3`` for good; with ``--workers``, the next request may reach
+    another process). Episodes are played over ``/ws``, a session per connection.
+    """
+    app.router.routes[:] = [route for route in app.router.routes if getattr(route, "path", None) != "/mcp"]
+    app.add_api_route("/mcp", _no_mcp, methods=["POST"], include_in_schema=False)
+
+
+async def _no_mcp() -> JSONResponse:
+    """``/mcp``: none here."""
+    return JSONResponse({"detail": "playbench serves no MCP tools; play episodes over /ws (OpenEnv's EnvClient)"},
+                        status_code=404)
 
 
 async def _refused(request: Request, exc: Exception) -> JSONResponse:
