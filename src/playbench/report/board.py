@@ -50,7 +50,7 @@ from playbench.report.compare import (
     Folder,
     Side,
     _episodes_per_task,
-    compare,
+    compare_overalls,
     environment,
     folder_side,
     run_side,
@@ -191,36 +191,41 @@ def _rank(figures: dict[int, dict[str, Any]], draws: dict[int, np.ndarray]) -> N
 
 
 def _keyed(row: Row, other: Row) -> Side:
-    """``row``'s side keyed as ``other`` pairs: a run beside a folder that keys by something else than the seed."""
-    if isinstance(row.source, RunLog) and isinstance(other.source, Folder) and other.source.read.key != "seed":
+    """``row``'s side as ``compare`` keys it beside ``other`` (``sides``): a run beside a folder as the folder says."""
+    if isinstance(row.source, RunLog) and isinstance(other.source, Folder):
         return run_side(row.source, other.source.read)
     return row.side
 
 
-def _shared(a: Row, b: Row) -> int:
-    """How many (task, key) instances both rows scored (0 when their keys are of different kinds)."""
-    sa, sb = _keyed(a, b), _keyed(b, a)
-    if sa.key != sb.key:
+def _shared(a: Side, b: Side) -> int:
+    """How many (task, key) instances both sides scored (0 when their keys are of different kinds)."""
+    if a.key != b.key:
         return 0
-    return sum(len(set(sa.scores[t]) & set(sb.scores[t])) for t in set(sa.scores) & set(sb.scores))
+    return sum(len(a.scores[t].keys() & b.scores[t].keys()) for t in a.scores.keys() & b.scores.keys())
 
 
 def pairs(rows: list[Row]) -> list[dict[str, Any]]:
-    """``compare``'s overall row and protocol differences for every two rows that share an instance."""
-    out = []
+    """``compare``'s overall row and protocol differences for every two rows that share an instance.
+
+    Each row's side is read once (``read_rows``; a run beside a folder is keyed again, as ``compare`` keys it)
+    and only the figures shown are computed, all pairs together (``compare_overalls``): the same as ``compare`` gives.
+    """
+    keep = ("paired", "n", "groups", "mean_a", "mean_b", "mean_diff", "ci95", "p_value", "test", "note", "pooling",
+            "environments")
+    out: list[dict[str, Any]] = []
+    sharing: list[tuple[int, Side, Side]] = []  # where in ``out`` each sharing pair goes, and its sides
     for i, a in enumerate(rows):
         for b in rows[i + 1:]:
             try:
-                if not _shared(a, b):
-                    continue
-                result = compare(a.source, b.source)
+                side_a, side_b = _keyed(a, b), _keyed(b, a)
             except PlaybenchError as exc:
                 out.append({"a": a.k, "b": b.k, "refused": str(exc)})
                 continue
-            keep = ("paired", "n", "groups", "mean_a", "mean_b", "mean_diff", "ci95", "p_value", "test", "note",
-                    "pooling", "environments")
-            out.append({"a": a.k, "b": b.k, "overall": {k: v for k, v in result["overall"].items() if k in keep},
-                        "protocol": result["protocol"]})
+            if _shared(side_a, side_b):
+                sharing.append((len(out), side_a, side_b))
+                out.append({"a": a.k, "b": b.k})
+    for (at, _, _), result in zip(sharing, compare_overalls([(sa, sb) for _, sa, sb in sharing]), strict=True):
+        out[at].update(overall={k: v for k, v in result["overall"].items() if k in keep}, protocol=result["protocol"])
     return out
 
 

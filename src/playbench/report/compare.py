@@ -27,7 +27,7 @@ numbers mean or not (None: one side does not state it).
 
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ from playbench.core.records import EpisodeRecord, RunConfig
 from playbench.core.suite import NO_MODEL, NOT_SENT, Comparable
 from playbench.log.read import RunLog
 from playbench.report.build import coverage, run_label, score_metric, usage_total
-from playbench.stats.compare import paired, paired_aggregate, unpaired, unpaired_aggregate
+from playbench.stats.compare import paired, paired_aggregate, paired_aggregates, unpaired, unpaired_aggregate
 from playbench.stats.intervals import interval
 
 #: How the overall row aggregates (shown in reports and docs); ``NORMALIZED`` is added when scales differ.
@@ -217,13 +217,38 @@ def compare(a: RunLog | Folder, b: RunLog | Folder, metric: str = "score") -> di
     notices on constant data) never reach the caller.
     """
     side_a, side_b = sides(a, b)
-    shared = side_a.tasks & side_b.tasks
-    if not shared:
-        raise PlaybenchError(f"the two share no task, nothing to compare: A has {_names(side_a.tasks)}"
-                             f"; B has {_names(side_b.tasks)}")
+    shared = _shared_tasks(side_a, side_b)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         return _compare(side_a, side_b, metric, shared)
+
+
+def compare_overalls(pairs: Sequence[tuple[Side, Side]]) -> list[dict[str, Any]]:
+    """``compare``'s ``overall`` row and ``protocol`` of each pair of sides keyed alike (as ``sides`` keys them).
+
+    The same figures as ``compare`` gives, without its per-task and per-environment statistics, and the
+    bootstraps of pairs of one shape drawn together (``paired_aggregates``): what the board shows of its
+    pairs, at a fraction of the cost. Raises PlaybenchError when a pair shares no task.
+    """
+    pooled = []
+    scales: dict[frozenset[str], bool] = {}
+    for a, b in pairs:
+        shared = _shared_tasks(a, b)
+        pooled.append((a, b, shared, *_pool(a, b, shared, scales)))
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        figures = iter(paired_aggregates([_paired_groups(p) for _, _, _, p, _ in pooled if p.pairs]))
+        return [{"overall": _overall(p, a, b, one_scale, next(figures) if p.pairs else None),
+                 "protocol": protocol(a, b, shared)} for a, b, shared, p, one_scale in pooled]
+
+
+def _shared_tasks(a: Side, b: Side) -> set[str]:
+    """The tasks both sides hold (PlaybenchError when none)."""
+    shared = a.tasks & b.tasks
+    if not shared:
+        raise PlaybenchError(f"the two share no task, nothing to compare: A has {_names(a.tasks)}"
+                             f"; B has {_names(b.tasks)}")
+    return shared
 
 
 def compare_runs(a: RunLog, b: RunLog, metric: str = "score") -> dict[str, Any]:
@@ -291,10 +316,35 @@ class _Pooled:
         target[1].extend(map(scale, xb))
 
 
-def _compare(a: Side, b: Side, metric: str, shared_tasks: set[str]) -> dict[str, Any]:
-    compared = {t for t in shared_tasks if a.scores.get(t) and b.scores.get(t)}
-    one_scale = _one_scale(compared)
+def _values(a: Side, b: Side, task: str) -> tuple[list[Key], list[float], list[float]]:
+    """A task's shared keys and the scores its means compare: over the shared episodes, else each side's own."""
+    sa, sb = a.scores.get(task, {}), b.scores.get(task, {})
+    common = sorted(set(sa) & set(sb), key=str)
+    xa = [sa[k] for k in common] if common else list(sa.values())
+    xb = [sb[k] for k in common] if common else list(sb.values())
+    return common, xa, xb
+
+
+def _pool(a: Side, b: Side, shared_tasks: set[str],
+          scales: dict[frozenset[str], bool] | None = None) -> tuple[_Pooled, bool]:
+    """The environment and overall rows' scores (``_Pooled``), and whether every compared task is on one scale.
+
+    ``scales`` keeps that answer per set of tasks, for many comparisons of the same tasks.
+    """
+    compared = frozenset(t for t in shared_tasks if a.scores.get(t) and b.scores.get(t))
+    scales = {} if scales is None else scales
+    if compared not in scales:
+        scales[compared] = _one_scale(compared)
+    one_scale = scales[compared]
     pooled = _Pooled()
+    for task in sorted(compared):
+        common, xa, xb = _values(a, b, task)
+        pooled.add(task, xa, xb, bool(common), one_scale)
+    return pooled, one_scale
+
+
+def _compare(a: Side, b: Side, metric: str, shared_tasks: set[str]) -> dict[str, Any]:
+    pooled, one_scale = _pool(a, b, shared_tasks)
     tasks: dict[str, Any] = {}
     all_tasks = set(a.scores) | set(b.scores) | set(a.errors) | set(b.errors) | shared_tasks
     for task in sorted(all_tasks):
@@ -302,18 +352,12 @@ def _compare(a: Side, b: Side, metric: str, shared_tasks: set[str]) -> dict[str,
             only = "A" if task in a.tasks else "B"
             tasks[task] = {"paired": False, "n": 0, "note": f"only in {only}: not compared"}
             continue
-        sa, sb = a.scores.get(task, {}), b.scores.get(task, {})
-        common = sorted(set(sa) & set(sb), key=str)
-        # the means compared: over the shared episodes, else over each side's own
-        xa = [sa[k] for k in common] if common else list(sa.values())
-        xb = [sb[k] for k in common] if common else list(sb.values())
+        common, xa, xb = _values(a, b, task)
         if common:
             tasks[task] = paired(xa, xb)
         else:
             tasks[task] = unpaired(xa, xb)
             tasks[task]["note"] = f"no shared episodes (different {a.key}s?): unpaired test"
-        if xa and xb:
-            pooled.add(task, xa, xb, bool(common), one_scale)
         tasks[task].update(_intervals(task, xa, xb))
         tasks[task]["errors"] = {"a": dict(a.errors.get(task, {})), "b": dict(b.errors.get(task, {}))}
         tasks[task]["usage"] = _costs(a.usage.get(task, {}), b.usage.get(task, {}))
@@ -356,13 +400,23 @@ def _environments(pooled: _Pooled, a: Side, b: Side, tasks: dict[str, Any]) -> d
     return out
 
 
-def _overall(pooled: _Pooled, a: Side, b: Side, one_scale: bool) -> dict[str, Any]:
-    """BALROG's aggregate over the environments with pairs (paired), else over each side's own episodes."""
+def _paired_groups(pooled: _Pooled) -> tuple[list[list[float]], list[list[float]]]:
+    """Each side's paired scores, one group per environment (sorted): what the overall row aggregates."""
+    envs = sorted(pooled.pairs)
+    return [pooled.pairs[e][0] for e in envs], [pooled.pairs[e][1] for e in envs]
+
+
+def _overall(pooled: _Pooled, a: Side, b: Side, one_scale: bool,
+             paired_row: dict[str, Any] | None = None) -> dict[str, Any]:
+    """BALROG's aggregate over the environments with pairs (paired), else over each side's own episodes.
+
+    ``paired_row``: the paired aggregate of ``_paired_groups(pooled)`` when it was computed already.
+    """
     pooling = POOLING + ("" if one_scale else NORMALIZED)
     errors = {"a": dict(sum(a.errors.values(), Counter())), "b": dict(sum(b.errors.values(), Counter()))}
     if pooled.pairs:
         envs = sorted(pooled.pairs)
-        overall = paired_aggregate([pooled.pairs[e][0] for e in envs], [pooled.pairs[e][1] for e in envs])
+        overall = paired_row if paired_row is not None else paired_aggregate(*_paired_groups(pooled))
         left = sorted(set(pooled.own) - set(pooled.pairs))
         if left:
             overall["note"] = f"environments without a shared episode left out: {', '.join(left)}"
