@@ -158,3 +158,21 @@ def test_grasp_instance_kept_or_made_anew_plays_the_same_records() -> None:
     for index in range(KEPT_INSTANCES + 5):  # bounded: the oldest are let go
         _kept(spec.params, index, 0)
     assert _kept.cache_info().currsize == KEPT_INSTANCES
+
+
+def test_a_groups_copies_share_their_checked_job_and_other_indices_are_checked_again() -> None:
+    from playbench.core.bounds import MAX_EPISODES
+    from playbench.core.errors import PlaybenchError
+    from playbench.core.seeding import episode_seed
+
+    spec = env_spec("smartplay/hanoi-3", seed=8)
+    first, second = ChatEnv.from_spec(spec, 4), ChatEnv.from_spec(spec, 4)
+    assert first._job is second._job and first.seed == second.seed == episode_seed(8, spec.task_id, 4)
+    assert ChatEnv.from_spec(spec, 5).seed == episode_seed(8, spec.task_id, 5)
+    assert ChatEnv.from_spec(spec, 4)._job is not first._job  # the last index only
+    try:
+        ChatEnv.from_spec(spec, MAX_EPISODES)
+    except PlaybenchError as exc:
+        assert "at most" in str(exc)
+    else:
+        raise AssertionError("an index past what a run plays should be refused")

@@ -65,6 +65,8 @@ class EnvSpec:
     agent_params: Params
     generate: GenerateConfig
     channel: "_Channel" = dataclasses.field(default_factory=lambda: _Channel(), init=False, repr=False, compare=False)
+    #: the job of the last episode index an environment was made for (a GRPO group's copies come one after another)
+    recent: list[EpisodeJob] = dataclasses.field(default_factory=list, init=False, repr=False, compare=False)
     #: ``task`` as its ChatEnvs play it: each game it makes is handed to the episode's ChatEnv (see ``_watched``)
     played: Task = dataclasses.field(init=False, repr=False, compare=False)
 
@@ -205,6 +207,9 @@ class _Watched:
         return out
 
 
+#: the script of an episode that is no branch: empty, so shared (only a branch's own script is taken from)
+_NO_SCRIPT: deque[str] = deque()
+
 #: the ChatEnv whose episode task is running (set by the task itself: each task has its own)
 _PLAYING: ContextVar["ChatEnv"] = ContextVar("playbench_chat_env")
 
@@ -214,6 +219,18 @@ def _watched(make_game: Callable[[Any, int], Any], params: Any, index: int) -> A
     env = _PLAYING.get()
     env._game = make_game(params, index)
     return _Watched(env._game, env._note)
+
+
+def _episode_job(spec: EnvSpec, index: int) -> EpisodeJob:
+    """Episode ``index`` of ``spec`` checked and its job made, or the job made last when it is that episode's."""
+    recent = spec.recent[-1:]  # read once: another thread may replace it
+    if recent and recent[0].index == index:
+        return recent[0]
+    spec.task.check_episodes(spec.params, index + 1)
+    seed = episode_seed(spec.config.seed, spec.task.id, index)  # as plan_jobs derives it
+    job = EpisodeJob(spec.played, spec.params, index, seed)
+    spec.recent[:] = [job]
+    return job
 
 
 _threads = threading.local()
@@ -286,11 +303,14 @@ class ChatEnv:
             raise PlaybenchError(f"index {index!r}: must be a whole number of at least 0")
         if not isinstance(keep_steps, bool):
             raise PlaybenchError(f"keep_steps {keep_steps!r}: must be True or False")
-        spec.task.check_episodes(spec.params, index + 1)
         self.spec = spec
         self.index = index
-        # a branch's seed is the one its run scheduled (given by --instances, or derived as here)
-        self.seed = branch.seed if branch is not None else episode_seed(spec.config.seed, spec.task.id, index)
+        if branch is None:
+            self._job = _episode_job(spec, index)
+        else:  # the job its run scheduled (its seed given by --instances, or derived as plan_jobs derives it)
+            spec.task.check_episodes(spec.params, index + 1)
+            self._job = dataclasses.replace(branch.job, task=spec.played)
+        self.seed = self._job.seed
         self._loop: asyncio.AbstractEventLoop | None = None
         self._episode: asyncio.Task[None] | None = None
         self._wake: asyncio.Future[None] | None = None
@@ -304,7 +324,7 @@ class ChatEnv:
         self._flags = (False, False)  # the last game step's (terminated, truncated)
         self._game: Any = None
         self._branch = branch
-        self._script: deque[str] = deque()  # the recorded answers still to give (a branch's prefix)
+        self._script: deque[str] = _NO_SCRIPT  # the recorded answers still to give (a branch's prefix)
         self._stops: asyncio.AbstractEventLoop | None = None  # the loop a synchronous call runs until woken
 
     # -- what it is ---------------------------------------------------------------------------------
@@ -478,10 +498,8 @@ class ChatEnv:
         self._record, self._steps, self._frames, self._seen = None, [], {}, 0
         self._flags = (False, False)
         agent: Agent = self.spec.agent.factory(self.spec.agent_params, self.spec.channel.model(self.spec, loop))
-        job = EpisodeJob(self.spec.played, self.spec.params, self.index, self.seed) if self._branch is None else \
-            dataclasses.replace(self._branch.job, task=self.spec.played)  # the run's job, whatever its reset takes
-        self._script = deque(self._branch.answers if self._branch is not None else ())
-        self._episode = loop.create_task(self._play(job, agent))
+        self._script = deque(self._branch.answers) if self._branch is not None else _NO_SCRIPT
+        self._episode = loop.create_task(self._play(self._job, agent))
 
     def _pending(self, text: str) -> "asyncio.Future[str]":
         """The pending request's answer future, taken (the caller sets it to ``text``); refused if none is pending."""
