@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import websockets
 
 from helpers import run_cli
 from playbench.rl import ChatEnv
@@ -106,6 +107,13 @@ def test_two_workers_serve_sessions_each_in_one_process_as_one_process_plays_the
         return plays, held
 
     plays, held = asyncio.run(play())
+
+    async def extensions() -> str | None:  # what a client that asks for compression gets
+        async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            assert ws.response is not None
+            return ws.response.headers.get("Sec-WebSocket-Extensions")
+
+    assert asyncio.run(extensions()) is None  # messages uncompressed: deflate cost CPU a step on both ends
     assert len(held) == 2 and sum(held) == SESSIONS and min(held) > 0, held  # both workers hold sessions
     expected = {index: _expected(index) for index in range(3)}
     for n, (*steps, state) in enumerate(plays):

@@ -15,12 +15,12 @@ recorded episode at its step ``k`` (``ChatEnv.from_record``): NAME is a run fold
 """
 
 import asyncio
-import json
 import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Literal
 
+import orjson
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 from openenv.core.env_server import Action, Environment, Observation, State, create_app
@@ -73,9 +73,16 @@ class PlaybenchState(State):
     status: str | None = None
 
 
+#: what ``_plain`` writes as text, as ``json.dumps(default=str)`` would (orjson writes them as data by itself)
+_AS_TEXT = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
+
+
 def _plain(value: Any) -> Any:
-    """``value`` as JSON data (the step info holds records' plain values; anything else as text)."""
-    return json.loads(json.dumps(value, default=str))
+    """``value`` as JSON data (the step info holds records' plain values; anything else as text).
+
+    orjson, at every step: the standard library's round trip was about a tenth of the server's CPU a step.
+    """
+    return orjson.loads(orjson.dumps(value, default=str, option=_AS_TEXT))
 
 
 class _Specs:
