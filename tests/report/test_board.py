@@ -174,3 +174,30 @@ def test_a_run_no_model_played_costs_nothing_not_unknown(rows: dict[str, Path], 
     assert "<td class='l' title='no model played'>none</td>" in index.read_text()
     # the reference agent played the first two goto seeds of the mock run the folder was exported from: they pair
     assert [(p["a"], p["b"], p["overall"]["n"]) for p in data["pairs"]] == [(0, 1, 2)]
+
+
+def test_pairs_are_compares_figures(rows: dict[str, Path], tmp_path: Path) -> None:
+    """The board's pairs, resampled together, are ``compare``'s overall row and protocol of each two rows."""
+    from playbench.cli.board_cmd import open_rows
+    from playbench.report.board import write_board
+    from playbench.report.compare import compare
+
+    rng = np.random.default_rng(3)
+    copies = []
+    for k in range(3):  # the priced folder's instances, other progressions: differences to resample
+        copy = tmp_path / f"copy-{k}"
+        shutil.copytree(rows["priced"], copy)
+        for path in _episode_files(copy):
+            data = json.loads(path.read_text())
+            data["progression"] = float(rng.choice([0.0, 0.25, 1.0])) if k else round(float(rng.uniform()), 2)
+            path.write_text(json.dumps(data))
+        copies.append(copy)
+    sources = open_rows([rows["run"], rows["hostile"], *copies], {})
+    write_board([(s, k == 0) for k, s in enumerate(sources)], tmp_path / "site")
+    pairs = json.loads((tmp_path / "site" / "board.json").read_text())["pairs"]
+    assert len(pairs) == 10 and len({p["overall"]["mean_diff"] for p in pairs}) >= 6
+    for pair in pairs:
+        expected = compare(sources[pair["a"]], sources[pair["b"]])
+        shown = {k: v for k, v in expected["overall"].items() if k in pair["overall"]}
+        assert len(shown) >= 11 and pair["overall"] == json.loads(json.dumps(shown)), pair
+        assert pair["protocol"] == json.loads(json.dumps(expected["protocol"]))
