@@ -238,11 +238,7 @@ _threads = threading.local()
 
 def _thread_loop() -> asyncio.AbstractEventLoop:
     """The calling thread's event loop for the synchronous API (made on first use)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
+    if asyncio.events._get_running_loop() is not None:  # asking so raises nothing when none runs (the usual case)
         raise PlaybenchError("ChatEnv.reset/step/close run an event loop of their own; inside a running loop, "
                              "await areset()/astep()/aclose()")
     loop: asyncio.AbstractEventLoop | None = getattr(_threads, "loop", None)
