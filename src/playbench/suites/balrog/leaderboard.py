@@ -11,9 +11,9 @@ row's observation, reward and done, then the episode's progression and step coun
 The rows were written by the BALROG code of their date, and three evaluator versions are told apart by the
 files themselves (``Style``):
 
-- before the public repository (2024-11): columns ``Step, Observation, Action, ...``; no invalid-action note;
-- 2024-11-21 to 2025-01-28: ``Step, Action, ...``; the note quotes the answer
-  (``Your previous output action: '…' is not a valid action. Defaulted to action: …``);
+- before the public repository (2024-11): columns ``Step, Observation, Action, ...``; the note quotes the
+  answer (``Your previous output action: '…' is not a valid action. Defaulted to action: …``);
+- 2024-11-21 to 2025-01-28: ``Step, Action, ...``; the same note;
 - from 2025-01-28 (``c347aa8``): ``Your previous output did not contain a valid action. Defaulted to action: …``.
 
 How each environment's instance is found again (``leaderboard_games.py``, ``leaderboard_crafter.py``) follows
@@ -46,6 +46,10 @@ PLAIN_NOTE = "\n\nYour previous output did not contain a valid action. Defaulted
 PLAIN_NOTE_SINCE = "2025-01-28"
 
 Style = Literal["early", "quoted", "plain"]
+#: Environments whose instance does not depend on the reset seed: TextWorld's game is the worker's counter's,
+#: and the seed BALROG passed only seeded the gym env's draw among its one game file. An episode file
+#: without a seed (Claude-3.5-Sonnet's TextWorld) is re-played all the same.
+SEEDLESS = frozenset({"textworld"})
 #: What ``verify`` says of a model-played row beside its counts.
 ROW_NOTE = ("model-played episodes were re-played from their recorded answers (BALROG's exact-match validity "
             "check, default action otherwise) on the instances BALROG's code of the row's date made")
@@ -90,14 +94,14 @@ class Row:
     folder: Path
     date: str | None  # YYYY-MM-DD, from metadata.yaml, else the folder name
     style: Style
-    #: process name -> [(env, task, index, seed)] of every episode file of the folder
-    processes: dict[str, list[tuple[str, str, int, int]]] = field(default_factory=dict)
+    #: process name -> [(env, task, index, seed)] of every episode file of the folder (seed None: not recorded)
+    processes: dict[str, list[tuple[str, str, int, int | None]]] = field(default_factory=dict)
 
     def seeds_of(self, process: str | None, but: Played) -> list[int]:
         """The recorded seeds of the other episodes its worker played (in file order, each once)."""
         found: list[int] = []
         for env, task, index, seed in self.processes.get(process or "", []):
-            if (env, task, index) != (but.env, but.task, but.index) and seed not in found:
+            if seed is not None and (env, task, index) != (but.env, but.task, but.index) and seed not in found:
                 found.append(seed)
         return found
 
@@ -165,9 +169,12 @@ def note_style(texts: Iterator[str], date: str | None) -> Style:
 
 
 def with_note(style: Style, early: bool, answer: str, action: str, text: str) -> str:
-    """The observation BALROG recorded after an invalid answer (``action`` the default it played)."""
-    if early:  # the evaluator before the public repository wrote no note
-        return text
+    """The observation BALROG recorded after an invalid answer (``action`` the default it played).
+
+    ``early`` (the steps table's column order) does not change the note: the evaluator before the public
+    repository wrote the quoted one too (Claude-3.5-Sonnet's Baba Is AI rows show it).
+    """
+    del early  # kept for the callers' signature
     if style == "quoted":
         return QUOTED_NOTE.format(answer=answer, action=action) + text
     return PLAIN_NOTE.format(action=action) + text

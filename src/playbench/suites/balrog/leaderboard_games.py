@@ -3,13 +3,20 @@
 What decided each episode's instance in BALROG (``evaluator.run_episode`` calls ``make_env``, then
 ``random.seed(seed)``, ``np.random.seed(seed)`` and ``env.reset(seed=seed)``):
 
-- BabyAI, Baba Is AI: the level is a function of the reset seed (playbench builds the same levels).
+- BabyAI, Baba Is AI: the level is a function of the reset seed (playbench builds the same levels). Until
+  ``9377968`` (2024-12-10) BALROG's public code made BabyAI without its ``babyai_kwargs`` (``num_dists: 0``),
+  so the level held the original's default 8 distractors; rows of that time were run with either code (the
+  Qwen2.5-7B row of 2024-11-25 without, rows of 2024-12-09 with), so an episode is re-played on the level
+  whose mission is the recorded one, and where both are, whose first step gives the recorded text.
 - TextWorld: the game is not seeded; BALROG's factory is a per-process singleton whose counter, per task,
   is incremented before each episode: a worker's k-th episode of a task plays game ``k mod 25`` of the
   sorted list. The episode files say which worker played which episode (``process_num``) and the queue
   hands a worker its episodes in index order, so k follows from the folder. BALROG played treasure hunter
   and coin collector as Glulx (``.ulx``), whose text ends without the prompt and status line that the
   ``.z8`` playbench makes ends with: those are removed for them (the cooking games were ``.z8`` there too).
+  The Glulx build took an answer as one line of input, line breaks included (a line break is then part of a
+  word): the ``.z8`` is given it with a word character in their place. The ``.z8`` reads at most 15 words
+  and 198 bytes of a line, the Glulx build more: a longer answer whose reply differs is not verifiable.
 - Crafter: see ``leaderboard_crafter``.
 """
 
@@ -21,7 +28,7 @@ from typing import Any
 from playbench.core.registry import find_task
 from playbench.core.task import Task
 from playbench.core.verdict import NotVerifiable
-from playbench.suites.balrog.leaderboard import Opener, Played, Player, Row
+from playbench.suites.balrog.leaderboard import Opener, Played, Player, Row, valid, with_note
 
 #: A step limit past any BALROG loop: the engines keep their own limits, as BALROG's environments do.
 _NO_LIMIT = 10**9
@@ -71,12 +78,67 @@ def compat_game(task: Task, values: dict[str, Any], index: int = 0) -> Any:
     return game
 
 
+#: BabyAI's distractors: BALROG's ``babyai_kwargs`` (``num_dists: 0``), then the original level's default (8),
+#: which BALROG's code before 9377968 (2024-12-10) left in place.
+BABYAI_DISTRACTORS = (0, 8)
+
+
 def open_seeded(episode: Played, row: Row) -> Player:
-    """BabyAI and Baba Is AI: the episode's game reset with its recorded seed."""
+    """Baba Is AI: the episode's game reset with its recorded seed."""
     task = task_of(episode)
     game = compat_game(task, {})
     game.reset(seed=episode.seed)
+    return BabaPlayer(game, task.facts.max_steps)
+
+
+def _babyai(task: Task, episode: Played, distractors: int) -> GamePlayer:
+    from playbench.suites.balrog.babyai.levels import MixedTrainLocal
+
+    game = compat_game(task, {})
+    game.env = MixedTrainLocal(game.kind, num_dists=distractors)
+    game.reset(seed=episode.seed)
     return GamePlayer(game, task.facts.max_steps)
+
+
+def _babyai_fits(task: Task, episode: Played, row: Row, distractors: int, step: bool) -> bool:
+    """Whether that level has the recorded mission (``step``: and its first step the recorded text)."""
+    player = _babyai(task, episode, distractors)
+    try:
+        if player.game.env.mission != episode.data.get("mission"):
+            return False
+        if not step:
+            return True
+        first = episode.steps[0]
+        action = first.answer if valid(first.answer, player.legal) else player.default
+        text = player.step(action)[0]
+        if action != first.answer:
+            text = with_note(row.style, episode.early, first.answer, action, text)
+        return text == first.observation
+    finally:
+        player.close()
+
+
+def open_babyai(episode: Played, row: Row) -> Player:
+    """BabyAI: the level of the recorded seed with the distractors of the BALROG code that played it (above)."""
+    task = task_of(episode)
+    fitting = [n for n in BABYAI_DISTRACTORS if _babyai_fits(task, episode, row, n, step=False)]
+    if len(fitting) > 1:
+        fitting = [n for n in fitting if _babyai_fits(task, episode, row, n, step=True)]
+    return _babyai(task, episode, (fitting or list(BABYAI_DISTRACTORS))[0])
+
+
+#: A memory address in the reprs BALROG printed after a Baba Is AI reset (``broken_you_text``).
+_ADDRESS = re.compile(r"(?<= at )0x[0-9a-fA-F]+(?=>)")
+
+
+class BabaPlayer(GamePlayer):
+    """Baba Is AI: the recorded memory addresses (of BALROG's process, in a repr it printed) are not compared."""
+
+    def recorded(self, text: str) -> str:
+        """The recorded text with each ``at 0x…>`` address written as playbench writes it."""
+        from playbench.suites.balrog.babaisai.text import ADDRESS, BROKEN_YOU_PREFIX
+
+        return _ADDRESS.sub(ADDRESS, text) if BROKEN_YOU_PREFIX in text else text
 
 
 # -- TextWorld --------------------------------------------------------------------------------------------
@@ -84,6 +146,12 @@ def open_seeded(episode: Played, row: Row) -> Player:
 #: The prompt and status line (``>`` then ``-= Room =-score/moves``) TextWorld 1.7 ends its text with.
 _STATUS = re.compile(r"\s*>[ \t]*-= [^\n]*=-\d+/\d+\s*\Z")
 _GAMES = 25
+#: What the ``.z8`` reads of a line at most (its parse buffer's words, jericho's bytes); the Glulx build more.
+Z8_WORDS, Z8_BYTES = 15, 198
+#: Inform's words: a run of letters, or one of its word separators.
+_WORD = re.compile(r'[.,"]|[^\s.,"]+')
+#: Given to the ``.z8`` for a line break inside an answer: a character that is part of a word, as the break was.
+LINE_BREAK = "|"
 
 
 def textworld_game(episode: Played, row: Row) -> int:
@@ -113,30 +181,41 @@ class TextWorldPlayer(GamePlayer):
         self.glulx = glulx
         self.steps = 0
         self._last = ""
+        self._command = ""
+        self._done = False
 
     def step(self, action: str) -> tuple[str, float, bool]:
-        """One command."""
+        """One command (for a Glulx game: one line, its line breaks given as word characters)."""
         if "\\" in action:
             raise NotVerifiable("an answer holds a backslash, on which TextWorld 1.7's interpreter loops")
-        text, reward, done = super().step(action)
+        self._command = action.strip().replace("\n", LINE_BREAK) if self.glulx else action
+        text, reward, done = super().step(self._command)
         self.steps += 1
-        self._last = text
+        self._last, self._done = text, done
         return text, reward, done
 
     def recorded(self, text: str) -> str:
         """The recorded text, as the ``.z8`` gives it where only the Glulx build's wording differs.
 
-        A banner centred for another screen width (the same words) is taken as the ``.z8``'s; a
-        disambiguation question the ``.z8`` asks where the Glulx build chose makes the rest not verifiable.
+        A banner centred for another screen width (the same words) is taken as the ``.z8``'s, and so is the
+        end screen with the Glulx build's last prompt (``>``); a disambiguation question the ``.z8`` asks
+        where the Glulx build chose, or a reply to an answer longer than the ``.z8`` reads, makes the rest
+        not verifiable.
         """
         if not self.glulx or text == self._last:
             return text
-        if text.split() == self._last.split():
+        words, ours = text.split(), self._last.split()
+        if words == ours or (self._done and words == [*ours, ">"]):
             return self._last
+        at = f"BALROG played this game's Glulx build (.ulx), which textworld 1.7 cannot run; at step {self.steps - 1}"
         if self._last.startswith("Which do you mean") and not text.startswith("Which do you mean"):
-            raise NotVerifiable(f"BALROG played this game's Glulx build (.ulx), which textworld 1.7 cannot run; at "
-                                f"step {self.steps - 1} the .z8 playbench makes asks which object is meant where "
-                                "the Glulx build chose one (the steps before agree)")
+            raise NotVerifiable(f"{at} the .z8 playbench makes asks which object is meant where the Glulx build "
+                                "chose one (the steps before agree)")
+        count, size = len(_WORD.findall(self._command)), len(self._command.encode("utf-8"))
+        if count > Z8_WORDS or size > Z8_BYTES:
+            raise NotVerifiable(f"{at} the answer has {count} words and {size} bytes, more than the .z8 playbench "
+                                f"makes reads ({Z8_WORDS} words, {Z8_BYTES} bytes), and the replies differ (the steps "
+                                "before agree)")
         return text
 
 
@@ -155,7 +234,7 @@ def open_textworld(episode: Played, row: Row) -> Player:
 
 #: env -> opener; Crafter is opened by ``leaderboard_crafter``, MiniHack and NetHack by ``leaderboard_nle``.
 OPENERS: dict[str, Opener] = {
-    "babyai": open_seeded,
+    "babyai": open_babyai,
     "babaisai": open_seeded,
     "textworld": open_textworld,
 }

@@ -94,8 +94,9 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, le
         task = find_task(task_id) if task_id else None
         seed = data.get("seed")
         has_seed = isinstance(seed, int) and not isinstance(seed, bool)
-        if found is not None and isinstance(seed, int) and has_seed and isinstance(data.get("process_num"), str):
-            row.processes.setdefault(data["process_num"], []).append((env, str(data.get("task")), index, seed))
+        if found is not None and isinstance(data.get("process_num"), str):
+            row.processes.setdefault(data["process_num"], []).append(
+                (env, str(data.get("task")), index, seed if isinstance(seed, int) and has_seed else None))
         reason = None
         if found is None:
             label, reason = relative, "its file name does not say which episode it is (<task>_run_<NN>.json)"
@@ -105,7 +106,7 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, le
             reason = task_problem(task, {}, problems)
         agent = data.get("agent")
         make_agent = lend(str(agent.get("type"))) if isinstance(agent, dict) else None
-        if reason is None and not has_seed:
+        if reason is None and not has_seed and (make_agent is not None or env not in leaderboard.SEEDLESS):
             reason = "its episode file holds no seed"
         steps_file = relative.removesuffix(".json") + ".csv"
         if reason is None and make_agent is None:  # a model played: its answers are re-played after the loop
@@ -114,9 +115,9 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, le
             except PlaybenchError as exc:
                 reason = str(exc)
             else:
-                assert task_id is not None and isinstance(seed, int)
-                played.append(leaderboard.Played(env, str(data.get("task")), task_id, label, index, seed, data,
-                                                 steps, early))
+                assert task_id is not None
+                played.append(leaderboard.Played(env, str(data.get("task")), task_id, label, index,
+                                                 seed if isinstance(seed, int) else 0, data, steps, early))
                 continue
         rows: list[list[str]] | None = None
         if reason is None:

@@ -30,6 +30,8 @@ NO_YOU_LINE = "No object is YOU."
 
 #: Prefix of the compat observation when the level was reset because nothing was YOU (bug B15).
 BROKEN_YOU_PREFIX = "[...] IS YOU rule was broken, environment reset"
+#: The memory address written in place of those of the repr in ``broken_you_text`` (a process's own).
+ADDRESS = "0x7f0000000000"
 
 _LISTED = ("ball", "wall", "door", "key")
 
@@ -107,10 +109,10 @@ def broken_you_text(old_rules: str, new_obs_text: str, image_size: tuple[int, in
     """The compat (B15) text after a mid-episode reset: old rules, then the repr of the reset observation.
 
     BALROG prints a ``defaultdict`` repr holding memory addresses; they are written as a fixed
-    placeholder so the text is deterministic.
+    placeholder (``ADDRESS``) so the text is deterministic.
     """
     inner = {"long_term_context": new_obs_text, "short_term_context": ""}
-    addr = "0x7f0000000000"
+    addr = ADDRESS
     rep = (
         f"defaultdict(<function BabaIsAIWrapper.textworld_process_obsv.<locals>.<lambda> at {addr}>, "
         f"{{'text': {inner!r}, 'image': <PIL.Image.Image image mode=RGB size={image_size[0]}x{image_size[1]} "
