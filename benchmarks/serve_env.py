@@ -6,7 +6,9 @@ processes, the clients spread over them, the recipe for machines without ``--wor
 plays ``--sessions`` concurrent WebSocket sessions for ``--seconds``, every session resetting and
 stepping episodes with a fixed answer (a lean client: bare ``websockets``, the OpenEnv messages pre-encoded,
 so that the client takes as little of the machine's CPU as it can). Printed per variant: steps/s, the
-servers' CPU per step (every server process, from /proc) and the client's. Variants are interleaved,
+servers' CPU per step (every server process, from /proc), how many cores the servers kept busy (server
+CPU seconds per second: below 1 per process, the servers were not what held the steps back) and the
+client's CPU per step. Variants are interleaved,
 ``--repeat`` times; min / median / max.
 
 Goal (issue 38): steps/s grows with the processes, up to the cores the servers get. On a machine of C
@@ -154,9 +156,11 @@ def main() -> None:
         rates = [n / args.seconds for n, _ in got.results]
         server_ms = [c / n * 1e3 for (n, c) in got.results]
         client_ms = [c / n * 1e3 for c, (n, _) in zip(got.cpu, got.results, strict=True)]
+        busy = [c / args.seconds for _, c in got.results]  # the servers' cores kept busy (1.0: one core)
         base = base or sorted(rates)[len(rates) // 2]
         print(f"  {name:12} steps/s {spread(rates, digits=0)} (x{sorted(rates)[len(rates) // 2] / base:.2f})"
-              f"   server CPU ms/step {spread(server_ms)}   client CPU ms/step {spread(client_ms)}")
+              f"   server CPU ms/step {spread(server_ms)} (cores busy {spread(busy, digits=2)})"
+              f"   client CPU ms/step {spread(client_ms)}")
     cores = os.cpu_count() or 1
     print(f"  goal: steps/s grows with the server processes, up to {cores} core(s) shared with the client "
           "(bound about cores / (server + client CPU per step))")
