@@ -131,17 +131,34 @@ def test_too_many_workers_and_a_port_already_served_are_refused_in_one_line(
     assert len(again.stderr.strip().splitlines()) == 1
 
 
-def test_workers_stop_with_their_supervisor_even_one_killed_outright() -> None:
+def _started_workers(pid: int) -> list[int]:
+    deadline = time.monotonic() + 30
+    while len(workers := _workers(pid)) < 2:
+        assert time.monotonic() < deadline, "the workers did not start"
+        time.sleep(0.05)
+    return workers
+
+
+def _gone(workers: list[int]) -> None:
+    deadline = time.monotonic() + 20
+    while any(Path(f"/proc/{w}").exists() and "Z" not in _state(w) for w in workers):
+        assert time.monotonic() < deadline, "workers outlived their supervisor"
+        time.sleep(0.1)
+
+
+def test_a_worker_that_ends_stops_the_server_and_workers_go_with_their_supervisor() -> None:
     with _serve("--port", "0", "--workers", "2") as (proc, _):
-        deadline = time.monotonic() + 30
-        while len(workers := _workers(proc.pid)) < 2:
-            assert time.monotonic() < deadline, "the workers did not start"
-            time.sleep(0.05)
+        workers = _started_workers(proc.pid)
+        os.kill(workers[0], signal.SIGKILL)
+        assert proc.wait(30) != 0 and proc.stderr is not None
+        said = proc.stderr.read().strip().splitlines()
+        assert said == [f"error: serve-env: a worker ended (serve-env worker 0, exit code {-signal.SIGKILL}); the "
+                        "others were stopped"], said
+        _gone(workers)
+    with _serve("--port", "0", "--workers", "2") as (proc, _):  # the supervisor killed outright
+        workers = _started_workers(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
-        deadline = time.monotonic() + 20
-        while any(Path(f"/proc/{w}").exists() and "Z" not in _state(w) for w in workers):
-            assert time.monotonic() < deadline, "workers outlived their supervisor"
-            time.sleep(0.1)
+        _gone(workers)
 
 
 def _state(pid: int) -> str:

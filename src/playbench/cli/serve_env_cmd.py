@@ -140,28 +140,30 @@ def _supervise(app: Any, sockets: list[socket.socket]) -> None:
         proc.start()
     for sock in sockets:
         sock.close()  # each socket is its worker's alone now: a worker gone takes its share of the port with it
-    stopping = threading.Event()
+    signalled = threading.Event()
 
-    def stop(signum: int, frame: Any) -> None:
-        stopping.set()
+    def stop() -> None:
         for proc in procs:
             if proc.is_alive() and proc.pid is not None:
                 os.kill(proc.pid, signal.SIGTERM)
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    wait([proc.sentinel for proc in procs])  # until a signal stops them or one of them ends
-    if not stopping.is_set():
-        stop(signal.SIGTERM, None)
+    def on_signal(signum: int, frame: Any) -> None:
+        signalled.set()
+        stop()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    ready = wait([proc.sentinel for proc in procs])  # until a signal stops them or one of them ends
+    stop()
     deadline = time.monotonic() + STOP_S
     for proc in procs:
         proc.join(max(0.0, deadline - time.monotonic()))
         if proc.is_alive():
             proc.kill()
             proc.join()
-    if not stopping.is_set():
-        ended = [f"{proc.name} ({proc.exitcode})" for proc in procs if proc.exitcode]
-        raise PlaybenchError(f"serve-env: a worker ended ({', '.join(ended) or 'exit 0'}); the others were stopped")
+    if not signalled.is_set():
+        ended = ", ".join(f"{proc.name}, exit code {proc.exitcode}" for proc in procs if proc.sentinel in ready)
+        raise PlaybenchError(f"serve-env: a worker ended ({ended}); the others were stopped")
 
 
 def _worker(app: Any, sockets: list[socket.socket], mine: int, parent: int) -> None:
