@@ -163,8 +163,8 @@ def test_games_open_off_the_event_loop_and_new_workers_start_together(
     spawned: list[float] = []
     spawn = worker._Worker.__init__
 
-    def noted(self: worker._Worker, conn: Any) -> None:
-        spawn(self, conn)
+    def noted(self: worker._Worker, conn: Any, *rest: Any) -> None:
+        spawn(self, conn, *rest)
         spawned.append(time.monotonic())
 
     monkeypatch.setattr(worker._Worker, "__init__", noted)

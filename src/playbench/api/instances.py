@@ -9,7 +9,9 @@ SOURCE is one of:
 - a file of ``TASK SEED`` lines (a space, a tab or a comma between; blank lines and ``#`` comments skipped).
 
 The run's k-th episode of a task is reset with the k-th seed the source holds for it (``TaskSpec.seeds``),
-under the run's own ``-T`` parameters, and is handed index k as any episode is. ``--episodes K`` takes the
+and with the reset options that fix that instance besides its seed where the source gives any
+(``Instance.options``, ``TaskSpec.options``), under the run's own ``-T`` parameters, and is handed index k as
+any episode is. ``--episodes K`` takes the
 first K. A task the source lacks, an instance playbench cannot play again (with the reason), a malformed
 line or a file that is not one of instances is refused in one line, before the run exists.
 """
@@ -33,8 +35,11 @@ SEED_LIMIT = 2**32
 _LINE = re.compile(r"([^\s,]+)[ \t]*[ \t,][ \t]*(\d{1,20})")
 
 
-def read_instances(source: Path) -> list[Instance]:
-    """The instances ``source`` holds, in its order (PlaybenchError, one line, for what is none of the three)."""
+def read_instances(source: Path, tasks: frozenset[str]) -> list[Instance]:
+    """The instances ``source`` holds, in its order (PlaybenchError, one line, for what is none of the three).
+
+    A folder may leave out those of tasks other than ``tasks`` (finding what fixed an instance may cost a game).
+    """
     if is_run(source):
         return _run_instances(source)
     if source.is_dir():
@@ -45,7 +50,7 @@ def read_instances(source: Path) -> list[Instance]:
         hooks = found[1]
         if hooks.instances is None:
             raise PlaybenchError(f"--instances {source}: a {hooks.title} names no instances")
-        return hooks.instances(source)
+        return hooks.instances(source, tasks)
     return _file_instances(source)
 
 
@@ -55,7 +60,7 @@ def with_instances(config: RunConfig, source: str, episodes: int | None) -> RunC
     Refused (PlaybenchError naming the task): a task ``source`` holds no instance of, fewer instances than
     ``episodes``, or an instance playbench cannot play again from its seed (the first, with its reason).
     """
-    found = read_instances(Path(source))
+    found = read_instances(Path(source), frozenset(spec.id for spec in config.tasks))
     by_task: dict[str, list[Instance]] = {}
     for instance in found:
         by_task.setdefault(instance.task, []).append(instance)
@@ -75,15 +80,33 @@ def with_instances(config: RunConfig, source: str, episodes: int | None) -> RunC
 
 def _played(spec: TaskSpec, held: list[Instance], source: str) -> TaskSpec:
     """``spec`` playing the instances ``held``, each checked playable, their count held to the task's data."""
-    for instance in held:
-        problem = instance.problem or _seed_problem(instance.seed)
-        if problem is not None:
-            seed = "" if instance.seed is None else f" (seed {instance.seed})"
-            raise PlaybenchError(f"{spec.id}: playbench cannot play {source}'s instance{seed} again: {problem}")
+    refused = [(k, instance, instance.problem or _seed_problem(instance.seed)) for k, instance in enumerate(held)]
+    refused = [(k, instance, problem) for k, instance, problem in refused if problem is not None]
+    if refused:
+        raise PlaybenchError(_refusal(spec.id, source, refused, len(held)))
     task = get_task(spec.id)
     task.check_episodes(task.params(spec.params), len(held))
     seeds = [instance.seed for instance in held if instance.seed is not None]
-    return TaskSpec(id=spec.id, params=spec.params, episodes=len(seeds), seeds=seeds)
+    # reset options only where an instance needs them: a source of seeds alone gives the run.json it gave before
+    options = [dict(instance.options or {}) for instance in held] if any(i.options for i in held) else None
+    return TaskSpec(id=spec.id, params=spec.params, episodes=len(seeds), seeds=seeds, options=options)
+
+
+def _refusal(task: str, source: str, refused: list[tuple[int, Instance, str | None]], held: int) -> str:
+    """One line naming the instances of ``task`` playbench cannot play again (by position and seed) and why.
+
+    The reason shown is the first one's (how many others there are, when they differ); where the first
+    instances can be played, it says that ``--episodes K`` takes them.
+    """
+    first = refused[0][2]
+    named = [(k, i) for k, i, problem in refused if problem == first]
+    shown = ", ".join(f"{k}" + ("" if i.seed is None else f" (seed {i.seed})") for k, i in named[:4])
+    more = f" and {len(named) - 4} more" if len(named) > 4 else ""
+    which = f"instance {shown}" if len(named) == 1 else f"instances {shown}{more}"
+    other = len(refused) - len(named)
+    others = f" ({other} other instance(s) refused for other reasons)" if other else ""
+    take = f"; --episodes {refused[0][0]} takes the first {refused[0][0]}" if refused[0][0] > 0 else ""
+    return (f"{task}: playbench cannot play {source}'s {which} of {held} again: {first}{others}{take}")
 
 
 def _seed_problem(seed: int | None) -> str | None:
@@ -117,7 +140,8 @@ def _run_instances(run: Path) -> list[Instance]:
             usage = records[(spec.id, index)].usage if (spec.id, index) in records else None
             counted = usage is not None and "input_tokens" in usage and not usage.get("tokens_unreported")
             tokens = (usage["input_tokens"], usage.get("output_tokens", 0)) if counted and usage else (None, None)
-            found.append(Instance(spec.id, spec.seed_of(config.seed, index), problem, *tokens))
+            found.append(Instance(spec.id, spec.seed_of(config.seed, index), problem, input_tokens=tokens[0],
+                                  output_tokens=tokens[1], options=spec.options_of(index)))
     return found
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from playbench.agents.base import Agent, Decision, EpisodeContext, Turn
 from playbench.core.errors import PlaybenchError
+from playbench.core.game import start
 from playbench.core.records import EpisodeRecord, RunConfig, StepRecord
 from playbench.core.registry import find_task
 from playbench.core.suite import Policy
@@ -112,6 +113,9 @@ def _check(log: RunLog, record: EpisodeRecord, values: dict[str, Any], episodes:
     expected = log.config.episode_seed(record.task, record.index)  # given (--instances) or derived
     if record.seed != expected:
         return _differs(record, Difference("seed", record.seed, expected))
+    options = log.config.episode_options(record.task, record.index)  # what else fixes the instance (--instances)
+    if record.options != options:
+        return _differs(record, Difference("options", record.options, options))
     if not 0 <= record.index < episodes:
         return _differs(record, Difference("index", record.index, f"0 <= index < {episodes}"))
     steps, why = _steps(log, record)
@@ -229,7 +233,7 @@ async def _replay(record: EpisodeRecord, task: Task, params: Any, steps: list[St
         if record.status == "ok":
             return Difference("done", True, False, len(steps) - 1)
         tally.fault = Fault(record.status, record.error or "")  # the unfinished episode its error record says
-    job = EpisodeJob(task, params, record.index, record.seed)
+    job = EpisodeJob(task, params, record.index, record.seed, record.options)
     replayed = episode_record(job, record.agent, record.model, tally, instance, progress)
     recorded, again = record.model_dump(mode="json"), replayed.model_dump(mode="json")
     for name in TOTALS:
@@ -247,8 +251,7 @@ async def _play(game: Any, record: EpisodeRecord, task: Task, steps: list[StepRe
     A reference policy looks at the game's state and may change it (TextWorld's random policy tracks
     admissible commands), so it plays alongside as it did, and its choices are checked too.
     """
-    await game.prepare()
-    obs, tally.info = game.reset(seed=record.seed)
+    obs, tally.info = await start(game, record.seed, record.options)
     agent = make_agent() if make_agent is not None else None
     if agent is not None:
         await agent.start(EpisodeContext(task.id, record.index, record.seed, tally.info.get("manual", ""),

@@ -91,10 +91,11 @@ class Game(gymnasium.Env[str, str]):
         """What identifies this episode's concrete instance (level, grid, game file ...)."""
         return {}
 
-    async def prepare(self) -> None:
+    async def prepare(self, options: dict[str, Any] | None = None) -> None:
         """Slow one-time set-up the runner awaits before ``reset`` (e.g. making a game file in a thread).
 
         It lets other episodes play meanwhile; ``reset`` must still work without it (gymnasium users).
+        ``options``: the reset options the next ``reset`` will be given (``start``), so it sets up for them.
         """
 
     def reference_action(self, policy: str, rng: np.random.Generator) -> str:
@@ -109,3 +110,16 @@ class Game(gymnasium.Env[str, str]):
     def render(self) -> str:
         """The current observation as text (``ansi`` render mode)."""
         return getattr(self, "_last_obs", "")
+
+
+async def start(game: Game, seed: int, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """Prepare ``game`` and reset it from ``seed``: the first observation and info (how every episode starts).
+
+    ``options`` (``--instances``: what fixes the instance besides its seed) go to both ``prepare`` and
+    ``reset``; without them neither is given any, so a game that takes none is started as it always was.
+    """
+    if options is None:
+        await game.prepare()  # slow set-up off the event loop (TextWorld makes its game file)
+        return game.reset(seed=seed)
+    await game.prepare(options=options)
+    return game.reset(seed=seed, options=options)

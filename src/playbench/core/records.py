@@ -74,22 +74,35 @@ class TaskSpec(FiniteRecord):
 
     ``seeds`` (``--instances``) are the episodes' seeds given, in order: episode ``k`` is reset with
     ``seeds[k]``. Without them (None, not written) each episode's seed is derived from the run's seed.
+    ``options`` (``--instances``, where a source's instance is fixed by more than its seed) are the reset
+    options of each episode, in order (``{}``: none): episode ``k``'s game is prepared and reset with
+    ``options[k]`` (``Game.reset(seed=, options=)``). Without them (None, not written) no episode has any.
     """
 
     id: str
     params: dict[str, Any] = Field(default_factory=dict)
     episodes: int
     seeds: list[GivenSeed] | None = Field(default=None, exclude_if=lambda seeds: seeds is None)
+    options: list[dict[str, Any]] | None = Field(default=None, exclude_if=lambda options: options is None)
 
     @model_validator(mode="after")
     def _one_seed_an_episode(self) -> Self:
         if self.seeds is not None and len(self.seeds) != self.episodes:
             raise ValueError(f"{self.id}: {len(self.seeds)} seeds given for {self.episodes} episodes")
+        if self.options is not None and (self.seeds is None or len(self.options) != self.episodes):
+            raise ValueError(f"{self.id}: reset options are given with a seed for each of its {self.episodes} "
+                             "episodes")
         return self
 
     def seed_of(self, base_seed: int, index: int) -> int:
         """The seed episode ``index`` is reset with: the one given, else derived from the run's ``base_seed``."""
         return self.seeds[index] if self.seeds is not None else episode_seed(base_seed, self.id, index)
+
+    def options_of(self, index: int) -> dict[str, Any] | None:
+        """The reset options episode ``index`` is given (None: none, the game's own reset)."""
+        if self.options is None or not 0 <= index < len(self.options):
+            return None
+        return self.options[index] or None
 
 
 class RunConfig(FiniteRecord):
@@ -115,6 +128,11 @@ class RunConfig(FiniteRecord):
         if spec is None or spec.seeds is None or not 0 <= index < len(spec.seeds):
             return episode_seed(self.seed, task_id, index)
         return spec.seeds[index]
+
+    def episode_options(self, task_id: str, index: int) -> dict[str, Any] | None:
+        """The reset options episode ``index`` of ``task_id`` is given (``--instances``), None when none."""
+        spec = next((spec for spec in self.tasks if spec.id == task_id), None)
+        return None if spec is None else spec.options_of(index)
 
     def hash(self) -> str:
         """A stable hash of the config (canonical JSON)."""
@@ -321,6 +339,8 @@ class EpisodeRecord(FiniteRecord):
     error: str | None = None
     trajectory: str | None = None  # path relative to the run directory
     timing: dict[str, Any] = Field(default_factory=dict)
+    #: the reset options the game was given besides its seed (``TaskSpec.options``); None (not written): none
+    options: dict[str, Any] | None = Field(default=None, exclude_if=lambda options: options is None)
 
     @property
     def key(self) -> tuple[str, int]:

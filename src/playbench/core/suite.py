@@ -198,6 +198,8 @@ class Instance:
     ``problem`` says why playbench cannot play that instance again from its seed (None: it can); ``seed`` is
     None when the folder does not record it (``problem`` then says so). ``input_tokens`` and ``output_tokens``
     are the tokens the folder records the episode spent (None: not recorded), shown by ``eval --dry-run``.
+    ``options``: what fixes the instance besides its seed, the reset options its game is prepared and reset
+    with (``TaskSpec.options``; None: the seed alone fixes it).
     """
 
     task: str
@@ -205,6 +207,7 @@ class Instance:
     problem: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    options: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -220,8 +223,9 @@ class FormatHooks:
     ``export --format NAME`` and returns ``(episodes written, notes to show)``; ``verify(folder, lend)``
     re-plays the folder (``lend`` gives reference policies) into a ``core.verdict.VerifyResult``;
     ``episodes(path, options)`` reads it for ``compare`` (a ``Comparable``), ``options`` being compare's
-    ``-S KEY=VALUE`` settings, each a name of ``options`` (name -> its one-line help); ``instances(folder)``:
-    its episodes as ``Instance``s, each task's in the folder's episode order (what ``eval --instances`` plays).
+    ``-S KEY=VALUE`` settings, each a name of ``options`` (name -> its one-line help); ``instances(folder, tasks)``:
+    its episodes of the task ids ``tasks`` as ``Instance``s, each task's in the folder's episode order (what
+    ``eval --instances`` plays; those of other tasks may be left out).
     """
 
     title: str
@@ -232,7 +236,7 @@ class FormatHooks:
     verify: Callable[[Path, PolicyLender], VerifyResult] | None = None
     episodes: Callable[[Path, Mapping[str, str]], Comparable] | None = None
     options: Mapping[str, str] = field(default_factory=dict)
-    instances: Callable[[Path], list[Instance]] | None = None
+    instances: Callable[[Path, frozenset[str]], list[Instance]] | None = None
 
 
 @dataclass(frozen=True)

@@ -231,4 +231,5 @@ def episode_record(job: EpisodeJob, agent_name: str, model: str | None, tally: T
         usage=tally.usage,
         error=None if fault is None else fault.error,
         timing={"started_at": tally.started_at, "duration_s": round(time.perf_counter() - tally.started, 6)},
+        options=job.options,
     )

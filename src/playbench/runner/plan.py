@@ -11,12 +11,16 @@ from playbench.runner.shard import Shard
 
 @dataclass(frozen=True)
 class EpisodeJob:
-    """One scheduled episode: the task, its parameters, the index and its seed (given by ``--instances``, else derived)."""
+    """One scheduled episode: the task, its parameters, the index and its seed (given by ``--instances``, else derived).
+
+    ``options``: the reset options ``--instances`` gives the episode besides its seed (None: none).
+    """
 
     task: Task
     params: Any
     index: int
     seed: int
+    options: dict[str, Any] | None = None
 
 
 #: statuses a plain resume plays again: a fault outside both the agent and the game
@@ -46,5 +50,5 @@ def plan_jobs(
             prior = done.get((task.id, index))
             if prior is not None and prior.status not in again:
                 continue
-            jobs.append(EpisodeJob(task, params, index, spec.seed_of(config.seed, index)))
+            jobs.append(EpisodeJob(task, params, index, spec.seed_of(config.seed, index), spec.options_of(index)))
     return jobs

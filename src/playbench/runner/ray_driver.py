@@ -103,7 +103,7 @@ async def run_jobs_ray(jobs: list[EpisodeJob], store: RunStore, run: RayRun, set
             for i, slot in enumerate(slots):
                 while slot.up and slot.busy < run.per_worker and pending:
                     job, attempt = pending.popleft()
-                    call = asyncio.create_task(_wait(slot.actor.play.remote(job.task.id, job.index, job.seed)))
+                    call = asyncio.create_task(_wait(slot.actor.play.remote(job.task.id, job.index, job.seed, job.options)))
                     running[call] = (i, job, attempt)
                     slot.busy += 1
             if not running and all(s.down_since is not None and time.monotonic() - s.down_since > REVIVE_TIMEOUT

@@ -46,10 +46,13 @@ class EpisodeWorker:
         """The worker's pid once it is built, or why it could not be built (the driver waits for this)."""
         return self._broken if self._broken is not None else os.getpid()
 
-    async def play(self, task_id: str, index: int, seed: int) -> tuple[Any, ...]:
-        """Play one episode: ``("done", record, steps, frames)`` or ``("stop", reason)`` for a run-wide fault."""
+    async def play(self, task_id: str, index: int, seed: int, options: dict[str, Any] | None = None) -> tuple[Any, ...]:
+        """Play one episode: ``("done", record, steps, frames)`` or ``("stop", reason)`` for a run-wide fault.
+
+        ``options``: the reset options ``--instances`` gave the episode (None: none).
+        """
         task, params = self._tasks[task_id]
-        job = EpisodeJob(task, params, index, seed)
+        job = EpisodeJob(task, params, index, seed, options)
         frames: dict[int, bytes] = {}
 
         def save_frame(step: int, image: Any) -> str:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from playbench.agents.base import Agent, EpisodeContext, Turn
 from playbench.core.errors import StopRun
-from playbench.core.game import Game
+from playbench.core.game import Game, start
 from playbench.core.ledger import CURRENT_EPISODE, EpisodeLedger
 from playbench.core.records import EpisodeRecord, StepRecord
 from playbench.core.turns import take_turn
@@ -79,8 +79,7 @@ async def play_episode(
     game: Any = None
     try:
         game = job.task.make_game(job.params, job.index)
-        await game.prepare()  # slow one-time set-up off the event loop (TextWorld makes its game file)
-        obs, tally.info = game.reset(seed=job.seed)
+        obs, tally.info = await start(game, job.seed, job.options)  # prepared off the event loop, then reset
         tally.fault = await _ask(agent.start, EpisodeContext(job.task.id, job.index, job.seed,
                                                              tally.info.get("manual", ""), game.unwrapped,
                                                              job.task.one_step))

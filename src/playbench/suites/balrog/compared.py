@@ -9,9 +9,12 @@ the file's ``progression`` (0 when absent, as BALROG counts it).
 Except where the seed did not fix the instance: BALROG's evaluator drew Crafter's world, TextWorld's game,
 NetHack's and Boxoban's levels otherwise (``submission.seed_problem``), so such an episode of a folder BALROG
 made is not the one a run (or another folder) played from the same seed. Its key is the seed tagged with the
-folder itself (``SEED@TAG``, ``TAG`` from the folder's resolved path): it pairs with nothing but the same
-folder's episode (the folder compared with itself), its task falls back to compare's unpaired test, and a note
-says how many were left unpaired and why. The files an export names in its ``summary.json`` mark
+folder itself (``SEED@TAG``, ``TAG`` from the folder's resolved path): it pairs with the same folder's episode
+(the folder compared with itself) and with a run's record that played it again (``eval --instances``): one
+whose reset options (``EpisodeRecord.options``) are those that make that instance, checked against the folder
+(``leaderboard_instances.Claims``). A record with other options pairs with nothing of the folder. Where
+nothing pairs, the task falls back to compare's unpaired test, and a note says how many such episodes the
+folder holds and why. The files an export names in its ``summary.json`` mark
 (``submission.seeded_mark``) were seeded by playbench and pair by their seed; a folder can forge that mark,
 which only makes it claim what ``playbench verify`` checks.
 
@@ -28,18 +31,19 @@ when the folder holds one; the model is named as playbench names it (BALROG's ``
 """
 
 import hashlib
+import json
 import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord
 from playbench.core.suite import NOT_SENT, Comparable, ComparedEpisode
-from playbench.suites.balrog import submission
+from playbench.suites.balrog import leaderboard_instances, submission
 from playbench.suites.balrog.facts import TASKS, BalrogTask
 
 #: BALROG's strategy names -> playbench's agents (``submission.AGENT_TYPES`` read backwards).
@@ -115,8 +119,23 @@ def _date(folder: Path) -> str | None:
     return "-".join(named.groups()) if named else None
 
 
-def _seed(record: EpisodeRecord) -> int:
-    return record.seed
+def _run_key(folder: Path, tag: str) -> Callable[[EpisodeRecord], int | str]:
+    """A run's record keyed as the folder keys its episodes: by seed, or, played with reset options, by the key.
+
+    The key is that of the folder's episode those options make (``SEED@TAG``), else one no episode of the
+    folder holds.
+    """
+    claims = leaderboard_instances.Claims(folder)
+
+    def key(record: EpisodeRecord) -> int | str:
+        if record.options is None:
+            return record.seed
+        played = claims.episode(record.task, record.seed, record.options)
+        if played is not None:
+            return f"{record.seed}@{tag}"
+        return f"{record.seed}+" + json.dumps(record.options, sort_keys=True)[:200]
+
+    return key
 
 
 def episodes(folder: Path, options: Mapping[str, str]) -> Comparable:
@@ -168,7 +187,7 @@ def episodes(folder: Path, options: Mapping[str, str]) -> Comparable:
     model = next(iter(models), None)
     agent = settings.get("agent")
     label = " + ".join(str(x) for x in (model, agent) if x) or folder.name
-    return Comparable(label=label, episodes=tuple(found), key="seed", run_key=_seed,
+    return Comparable(label=label, episodes=tuple(found), key="seed", run_key=_run_key(folder, tag),
                       unpairable="it holds no seed", settings=settings, notes=tuple(notes),
                       model=_playbench_model(models[0]) if len(models) == 1 else None)
 
@@ -179,8 +198,8 @@ def _unmatched_note(folder: Path, unmatched: dict[str, Counter[str]]) -> str:
     total = sum(sum(counts.values()) for counts in unmatched.values())
     why = "; ".join(f"{'/'.join(sorted(counts))}: {problem}" for problem, counts in unmatched.items())
     name = Path(folder).resolve().name
-    return (f"{total} {'/'.join(kinds)} episodes of {name} are not paired with a run's or another folder's: "
-            f"BALROG's seed did not fix their instance ({why})")
+    return (f"{total} {'/'.join(kinds)} episodes of {name} are not paired with another folder's, nor with a run's "
+            f"that did not play them again (eval --instances): BALROG's seed did not fix their instance ({why})")
 
 
 def _count(value: Any) -> bool:

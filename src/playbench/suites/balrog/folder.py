@@ -11,7 +11,7 @@ from typing import Any
 
 from playbench.core.records import RunConfig
 from playbench.core.suite import Episodes, FormatHooks
-from playbench.suites.balrog import compared, submission
+from playbench.suites.balrog import compared, leaderboard_instances, submission
 from playbench.suites.balrog.verify import verify_submission
 
 
@@ -70,4 +70,4 @@ def write(folder: Path, episodes: Episodes, config: RunConfig) -> tuple[int, lis
 
 FORMAT = FormatHooks(title="BALROG submission", detect=submission.is_submission, read=submission.read_submission,
                      render=render, write=write, verify=verify_submission, episodes=compared.episodes,
-                     instances=submission.instances)
+                     instances=leaderboard_instances.instances)

@@ -39,6 +39,9 @@ class BalrogGame(Game):
     #: The BALROG environment name (``babyai``, ``textworld`` ...).
     env_name: str = ""  # per instance for NetHack/MiniHack (nle/game.py)
     reference_policies: ClassVar[tuple[str, ...]] = ("random", "oracle")
+    #: The reset options this game takes besides its seed (``--instances``: what fixed BALROG's instance); any
+    #: other is refused
+    option_names: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, row: BalrogTask, *, images: bool = False, feedback: bool = True,
                  max_steps: int | None = None) -> None:
@@ -58,12 +61,26 @@ class BalrogGame(Game):
         self._pending_invalid: str | None = None
         self._frame = Frame("")
         self._done = False
+        self.options: dict[str, Any] = {}
 
     # -- subclass hooks -------------------------------------------------------------------------
 
     def _engine_reset(self, seed: int) -> tuple[Frame, str]:
-        """Reset the engine from the episode seed: (first frame, instruction prompt)."""
+        """Reset the engine from the episode seed (and ``self.options``): (first frame, instruction prompt)."""
         raise NotImplementedError
+
+    def _use_options(self, options: dict[str, Any] | None) -> None:
+        """Take the episode's reset options (``prepare`` and ``reset`` give them): checked, kept in ``options``.
+
+        A name this game does not take is a ValueError (a subclass checks the values it takes, and sets up
+        for them).
+        """
+        given = dict(options or {})
+        unknown = sorted(set(given) - self.option_names)
+        if unknown:
+            takes = f"it takes {', '.join(sorted(self.option_names))}" if self.option_names else "it takes none"
+            raise ValueError(f"{self.row.id} takes no reset option {unknown[0]!r} ({takes})")
+        self.options = given
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         """Execute a valid action: (frame, reward, terminated, truncated)."""
@@ -94,7 +111,7 @@ class BalrogGame(Game):
         self._pending_invalid = "" if raw is None else raw
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        """Start an episode from ``seed``; return the first observation and the info dict."""
+        """Start an episode from ``seed`` (and ``options``, see ``option_names``); the first observation and info."""
         super().reset(seed=seed)
         self.steps = 0
         self.failed_candidates = []
@@ -103,6 +120,7 @@ class BalrogGame(Game):
         self._pending_invalid = None
         self._done = False
         self.invalid_actions = 0
+        self._use_options(options)
         frame, self.manual = self._engine_reset(self.next_seed(seed))
         self._frame = frame
         return frame.long_term, self._info(frame)

@@ -42,7 +42,6 @@ from typing import Any
 
 from playbench.core.errors import PlaybenchError
 from playbench.core.records import EpisodeRecord, StepRecord
-from playbench.core.suite import Instance
 from playbench.log import is_run
 from playbench.log.confined import read_file
 from playbench.suites.balrog.facts import TASKS, BalrogTask
@@ -186,8 +185,10 @@ def write_submission(folder: Path, episodes: Iterable[tuple[EpisodeRecord, Seque
             written.left_out[record.status] = written.left_out.get(record.status, 0) + 1
             continue
         log = episode_log(record, env, task, agent, client)
-        files.append(episode_path(env, task, record.index))
-        _dump(folder / files[-1], log)
+        path = episode_path(env, task, record.index)
+        if record.options is None:  # one played with reset options (--instances) is not fixed by its seed alone
+            files.append(path)
+        _dump(folder / path, log)
         if steps is not None:
             target = folder / episode_path(env, task, record.index, ".csv")
             with target.open("w", newline="", encoding="utf-8") as fh:
@@ -207,8 +208,9 @@ def seeded_mark(files: list[str]) -> dict[str, Any]:
     """What an export adds to ``summary.json``: playbench wrote ``files``, each seed fixing its episode's instance.
 
     BALROG's evaluator does not seed every environment's instance by the episode's seed (``seed_problem``);
-    playbench does, so a file named here pairs by its seed in ``compare``. A folder can forge this mark: it
-    then claims playbench's seeding, which ``playbench verify`` checks by playing the episodes again.
+    playbench does, so a file named here pairs by its seed in ``compare``. An episode played with reset options
+    (``eval --instances`` of a BALROG row) is not named: its seed alone does not fix it. A folder can forge
+    this mark: it then claims playbench's seeding, which ``playbench verify`` checks by playing the episodes again.
     """
     try:
         version = importlib.metadata.version("playbench")
@@ -481,7 +483,7 @@ def leaderboard_line(summary: dict[str, Any]) -> str:
     return f"Overall Average Progression: {summary['average_progress']:.2f}% ± {summary['standard_error']:.2f}%"
 
 
-# -- the folder's instances (``eval --instances``) -------------------------------------------------------------
+# -- what the seed fixes (``compare``; ``eval --instances``: ``leaderboard_instances``) -------------------------
 
 #: Why an environment's episode of BALROG's evaluator is not the one playbench plays from the same seed
 _NOT_BY_SEED = {
@@ -494,7 +496,8 @@ _NOT_BY_SEED = {
                "(machine-dependent), not by the episode's seed",
 }
 _NOT_BY_SEED["nle"] = _NOT_BY_SEED["minihack"]
-_RUN_INDEX = re.compile(r"_run_(\d+)\.json$")
+#: An episode file's index in its name (``<task>_run_<NN>.json``)
+RUN_INDEX = re.compile(r"_run_(\d+)\.json$")
 
 
 def seed_problem(row: BalrogTask) -> str | None:
@@ -503,32 +506,3 @@ def seed_problem(row: BalrogTask) -> str | None:
     BabyAI's and Baba Is AI's levels are functions of the reset seed in both (``docs/suites/balrog.md``).
     """
     return _NOT_BY_SEED.get("boxoban" if row.kind == "boxoban" else row.env)
-
-
-def instances(folder: Path) -> list[Instance]:
-    """The submission's episodes of playbench's BALROG tasks, each task's in episode order (``_run_<NN>``).
-
-    Files of tasks playbench does not have are left out (the caller refuses a task the folder lacks); every
-    file is read as ``read_episodes`` reads it (a link refused, a bad file one line).
-    """
-    rows = {original_name(row.id): row for row in TASKS}
-    found: list[tuple[int, Instance]] = []
-    for env, files in episode_files(folder).items():
-        for relative in files:
-            data = read_episode(folder, relative)
-            row = rows.get((env, str(data.get("task"))))
-            if row is None:
-                continue
-            seed = data.get("seed")
-            seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
-            named = _RUN_INDEX.search(relative)
-            problem = seed_problem(row)
-            if problem is None and named is None:
-                problem = f"its file {relative.rpartition('/')[2][:80]} does not say which episode it is (_run_<NN>)"
-            if problem is None and seed is None:
-                problem = "its episode file holds no seed"
-            tokens = [n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
-                      for n in (data.get("input_tokens"), data.get("output_tokens"))]
-            found.append((int(named.group(1)) if named else -1, Instance(row.id, seed, problem, *tokens)))
-    found.sort(key=lambda pair: pair[0])  # stable: each task's episodes in index order
-    return [instance for _, instance in found]

@@ -24,6 +24,9 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
 
     env_name = "crafter"
     reference_policies = ("random", "oracle")
+    #: ``world``: the seed of the world to play, ``crafter.Env(seed=world)``'s first, instead of the episode seed
+    #: (``--instances``: the world BALROG's worker drew for a leaderboard row's episode)
+    option_names = frozenset({"world"})
 
     def __init__(self, params: BalrogCrafterParams, row: BalrogTask) -> None:
         """``row``: the task's facts row (its step limit)."""
@@ -49,7 +52,10 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
         return Frame(describe.balrog_long_term(win), describe.balrog_short_term(win), image)
 
     def _engine_reset(self, seed: int) -> tuple[Frame, str]:
-        self._new_episode(self.next_seed(seed))  # crafter.Env(seed=episode seed): B1b fixed
+        world = self.options["world"] if "world" in self.options else self.next_seed(seed)  # B1b fixed: the seed's
+        if isinstance(world, bool) or not isinstance(world, int) or not 0 <= world < 2**32:
+            raise ValueError(f"{self.row.id}: the reset option world is a seed 0..2**32-1")
+        self._new_episode(world)
         return self._observe(), balrog_instruction_prompt()
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:

@@ -14,7 +14,7 @@ from playbench.suites.balrog import facts
 from playbench.suites.balrog.facts import BalrogTask
 from playbench.suites.balrog.game import BalrogGame, Frame
 from playbench.suites.balrog.nle import actions as A
-from playbench.suites.balrog.nle import prompts
+from playbench.suites.balrog.nle import clock, prompts
 from playbench.suites.balrog.nle.params import BoxobanParams, NLEParams
 from playbench.suites.balrog.nle.progression import ABORTED, TASK_SUCCESSFUL, MiniHackProgress, NetHackProgress
 
@@ -40,9 +40,16 @@ def tombstone_reason(status: int, tty_chars: np.ndarray) -> str:
 
 
 class NLEGame(BalrogGame):
-    """One BALROG NLE-based task: ``env_id`` is the original id (``MiniHack-Corridor-R3-v0`` ...)."""
+    """One BALROG NLE-based task: ``env_id`` is the original id (``MiniHack-Corridor-R3-v0`` ...).
+
+    Reset options (``--instances``, an episode of a BALROG leaderboard row): ``balrog_seeding`` true seeds
+    NetHack with the episode's seed itself, as BALROG's evaluator does (playbench's own: a seed derived from it);
+    ``clock`` (``YYYY-MM-DD``) runs the engine with NetHack's clock at noon UTC of that date, the row's, instead
+    of ``clock.FIXED_DATE``.
+    """
 
     reference_policies: ClassVar[tuple[str, ...]] = ("random",)
+    option_names: ClassVar[frozenset[str]] = frozenset({"balrog_seeding", "clock"})
 
     def __init__(self, row: BalrogTask, params: NLEParams) -> None:
         """``row``: the task's facts row (its original env id and step limit)."""
@@ -60,6 +67,8 @@ class NLEGame(BalrogGame):
         self._oracle: Any = None
         self._raw: dict[str, Any] = {}
         self._seat: Any = None  # a worker seat ``prepare`` took for an engine made at reset (Boxoban)
+        self.when = clock.FIXED_DATE  # NetHack's clock in the engine's worker (option ``clock``)
+        self._engine_when = clock.FIXED_DATE  # the clock of the worker the engine is open in
 
     # -- construction ------------------------------------------------------------------------
 
@@ -71,17 +80,33 @@ class NLEGame(BalrogGame):
 
         return ClockedEngine(self.env_id, seat=seat)
 
-    async def prepare(self) -> None:
-        """Open the engine off the event loop, so that many episodes start at once.
+    async def prepare(self, options: dict[str, Any] | None = None) -> None:
+        """Open the engine off the event loop, so that many episodes start at once (at ``options``' clock).
 
         The seat is taken on the loop (a new worker is forked, not waited for), so games starting together
         fill a worker and start the next ones at once; only the waiting and the opening run in a thread.
         """
+        self._use_options(options)
+        if self.engine is None:
+            self.engine = await asyncio.to_thread(self._make_engine, self._take_seat())
+            self._build_actions()
+
+    def _take_seat(self) -> Any:
+        """A worker seat at this episode's clock (the engine opened on it will be of that clock)."""
         from playbench.suites.balrog.nle.worker import take_seat
 
-        if self.engine is None:
-            self.engine = await asyncio.to_thread(self._make_engine, take_seat())
-            self._build_actions()
+        self._engine_when = self.when
+        return take_seat(self.when)
+
+    def _use_options(self, options: dict[str, Any] | None) -> None:
+        """Check ``balrog_seeding`` and ``clock``; an engine open at another clock is closed (reopened at reset)."""
+        super()._use_options(options)
+        if not isinstance(self.options.get("balrog_seeding", False), bool):
+            raise ValueError(f"{self.row.id}: the reset option balrog_seeding is true or false")
+        day = self.options.get("clock")
+        self.when = clock.FIXED_DATE if day is None else clock.noon_of(day)
+        if self._engine_when != self.when:  # the engine (or seat) is of another clock: given up
+            self.close()
 
     def _prepare(self, seed: int) -> None:
         """Hook: per-episode set-up before the engine reset (Boxoban picks its level here)."""
@@ -122,16 +147,19 @@ class NLEGame(BalrogGame):
         return self.tracker.stats()
 
     def instance(self) -> dict[str, Any]:
-        """The env id and the NetHack seed (NetHack's levels are a function of it)."""
-        return {"env_id": self.env_id, "nethack_seed": self.seed_value}
+        """The env id and the NetHack seed (NetHack's levels are a function of it), and the clock's date if given."""
+        found: dict[str, Any] = {"env_id": self.env_id, "nethack_seed": self.seed_value}
+        if "clock" in self.options:
+            found["clock"] = self.options["clock"]
+        return found
 
     def _engine_reset(self, seed: int) -> tuple[Frame, str]:
         """Seed NetHack's RNGs from ``seed`` (the engine's own call), reset, and build the first frame."""
-        self.seed_value = derive_seed("nle", seed)
+        self.seed_value = seed if self.options.get("balrog_seeding") else derive_seed("nle", seed)
         self._prepare(seed)
         if self.engine is None:
             seat, self._seat = self._seat, None
-            self.engine = self._make_engine(seat)
+            self.engine = self._make_engine(seat or self._take_seat())
             self._build_actions()
         self.engine.seed(self.seed_value)
         obs = self.engine.reset()
@@ -220,12 +248,11 @@ class BoxobanGame(NLEGame):
         if self.engine is not None:
             self.engine.set_boxoban_level(self.level.text())
 
-    async def prepare(self) -> None:
+    async def prepare(self, options: dict[str, Any] | None = None) -> None:
         """Take a worker seat off the event loop; the engine opens at reset, on the level the seed picks."""
-        from playbench.suites.balrog.nle.worker import take_seat
-
+        self._use_options(options)
         if self.engine is None and self._seat is None:
-            seat = take_seat()
+            seat = self._take_seat()
             await asyncio.to_thread(seat.wait)
             self._seat = seat
 

@@ -16,6 +16,7 @@ so a killed run leaves none behind.
 
 import atexit
 import contextlib
+import datetime
 import gc
 import itertools
 import os
@@ -43,13 +44,13 @@ class EngineProcessError(RuntimeError):
 
 
 class _ForkServer:
-    """The process that forks workers: started with the fixed clock, the engine's modules imported once."""
+    """The process that forks workers: started with the clock at ``when``, the engine's modules imported once."""
 
-    def __init__(self) -> None:
+    def __init__(self, when: datetime.datetime) -> None:
         ours, theirs = socket.socketpair()
         self.process = subprocess.Popen(
             [sys.executable, "-m", __name__, str(theirs.fileno())],
-            env=clock.worker_environment(),
+            env=clock.worker_environment(when),
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -74,7 +75,7 @@ class _ForkServer:
 class _Worker:
     """One worker process, our end of its pipe, and the games seated in it."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, when: datetime.datetime) -> None:
         self.conn = conn
         self.pid: int | None = None  # the worker's, once it answered
         self.seats = 0  # games seated here (changed under the pool's lock)
@@ -82,7 +83,7 @@ class _Worker:
         self.orphans: list[int] = []  # games whose engine was dropped unclosed: closed before the next call
         self._games = itertools.count(1)
         self._lock = threading.Lock()  # one call at a time on the pipe
-        self.conn.send(("hello", 0, ()))  # answered once the worker runs and has checked its clock
+        self.conn.send(("hello", 0, (when.timestamp(),)))  # answered once the worker runs and has checked its clock
         self._ready = False
 
     def new_game(self) -> int:
@@ -173,9 +174,10 @@ def _abandon(pool: "_Pool", worker: _Worker, game: int) -> None:
 
 
 class _Pool:
-    """The workers of this process, and the fork server they come from."""
+    """The workers of this process whose clock reads ``when``, and the fork server they come from."""
 
-    def __init__(self) -> None:
+    def __init__(self, when: datetime.datetime = clock.FIXED_DATE) -> None:
+        self.when = when
         self.workers: list[_Worker] = []
         self.server: _ForkServer | None = None
         self._lock = threading.RLock()  # reentrant: a seat's finalizer may run while it is held
@@ -206,11 +208,11 @@ class _Pool:
                 self._server().fork(theirs)
         finally:
             theirs.close()  # the server holds its own copy until it forks
-        return _Worker(ours)
+        return _Worker(ours, self.when)
 
     def _server(self) -> _ForkServer:
         if self.server is None:
-            self.server = _ForkServer()
+            self.server = _ForkServer(self.when)
         return self.server
 
     def _stop_server(self) -> None:
@@ -235,29 +237,46 @@ class _Pool:
 
 
 _POOL = _Pool()
+#: the pools of other clocks: one per date an episode named (``clock.noon_of``, ``--instances``)
+_DATED: dict[datetime.datetime, _Pool] = {}
+_DATED_LOCK = threading.Lock()
 
 
-def take_seat() -> Seat:
-    """A seat for one game; a new worker is forked if every worker is full (``Seat.wait`` waits for it)."""
+def take_seat(when: datetime.datetime = clock.FIXED_DATE) -> Seat:
+    """A seat for one game, in a worker whose clock reads ``when``.
+
+    A new worker is forked if every worker of that clock is full (``Seat.wait`` waits for it).
+    """
     modules()  # the engine must be installed here too (texts are decoded here): one clear error if not
-    return _POOL.seat()
+    if when == clock.FIXED_DATE:
+        return _POOL.seat()
+    with _DATED_LOCK:
+        pool = _DATED.setdefault(when, _Pool(when))
+    return pool.seat()
+
+
+def _pools() -> list[_Pool]:
+    with _DATED_LOCK:
+        return [_POOL, *_DATED.values()]
 
 
 def stop_idle_workers() -> None:
     """Stop every worker that holds no game (tests use it to start from none)."""
-    _POOL.stop(idle_only=True)
+    for pool in _pools():
+        pool.stop(idle_only=True)
 
 
 @atexit.register
 def _stop_all_workers() -> None:
     """At exit, stop every worker, idle or still holding games nobody closed."""
-    _POOL.stop(idle_only=False)
+    for pool in _pools():
+        pool.stop(idle_only=False)
 
 
 class ClockedEngine:
-    """``Engine`` in a worker process with NetHack's clock fixed at ``clock.FIXED_DATE``.
+    """``Engine`` in a worker process with NetHack's clock fixed (at ``clock.FIXED_DATE`` unless its seat's differs).
 
-    ``seat``: a place taken beforehand with ``take_seat`` (by default one is taken here).
+    ``seat``: a place taken beforehand with ``take_seat`` (by default one is taken here, at the fixed date).
     """
 
     def __init__(self, env_id: str, boxoban_level: str | None = None, max_episode_steps: int | None = None,
@@ -357,8 +376,8 @@ class _Server:
     def __init__(self) -> None:
         self.engines: dict[int, Any] = {}
 
-    def hello(self, game: int) -> int:
-        if not clock.clock_is_fixed():
+    def hello(self, game: int, timestamp: float) -> int:
+        if not clock.clock_is_fixed(datetime.datetime.fromtimestamp(timestamp, datetime.UTC)):
             raise PlaybenchError(
                 "could not fix NetHack's clock: libfaketime did not load in the engine process "
                 f"(LD_PRELOAD={clock.preload_library()})"

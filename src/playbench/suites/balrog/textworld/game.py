@@ -54,6 +54,9 @@ class TextWorldGame(BalrogGame):
 
     env_name = "textworld"
     reference_policies = ("random", "oracle")
+    #: ``game``: the position (0..24) in BALROG's published game list of the game to play, whatever the episode's
+    #: index (``--instances``: the game BALROG's per-process counter gave a leaderboard row's episode)
+    option_names = frozenset({"game"})
 
     def __init__(
         self,
@@ -91,17 +94,32 @@ class TextWorldGame(BalrogGame):
         self._commands: list[str] = []
         self._admissible = False
 
-    async def prepare(self) -> None:
+    async def prepare(self, options: dict[str, Any] | None = None) -> None:
         """Make this episode's game file off the event loop (the runner awaits this before ``reset``).
 
         Cancelled (the run stops), the game is abandoned, so the process can exit without making it.
         """
+        self._use_options(options)
         try:
             await asyncio.to_thread(self._load_entry)
         except asyncio.CancelledError:
             if self.ref.spec is not None:
                 abandon([self.ref.spec], self.root)
             raise
+
+    def _use_options(self, options: dict[str, Any] | None) -> None:
+        """Check ``game`` and play that game (the index's own without it)."""
+        super()._use_options(options)
+        count = len(self.games.games)
+        position = self.options.get("game", game_position(self.index, count, self.compat))
+        if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < count:
+            raise ValueError(f"{self.row.id}: the reset option game is a position 0..{count - 1} of its games")
+        if "game" in self.options and any(ref.published is None for ref in self.games.games):
+            raise ValueError(f"{self.row.id}: the reset option game counts BALROG's published games; this task "
+                             f"plays others ({self.games.name})")
+        if position != self.position:
+            self.close()
+            self.position, self.ref, self._entry = position, self.games.games[position], {}
 
     def _load_entry(self) -> None:
         if self._entry:

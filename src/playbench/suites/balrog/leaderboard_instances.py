@@ -1,0 +1,239 @@
+"""A BALROG folder's episodes as ``eval --instances`` plays them again: each one's seed and what else fixed it.
+
+BALROG's evaluator resets every environment with the episode's seed, but the seed alone fixes only BabyAI's
+and Baba Is AI's levels. For the others the leaderboard re-play (``leaderboard_games``, ``leaderboard_nle``,
+``leaderboard_crafter``) knows what made the instance at the row's date, and an instance carries it as reset
+options (``Instance.options``), which the run's games are prepared and reset with:
+
+- NetHack and MiniHack: ``{"balrog_seeding": true, "clock": DATE}``: NetHack seeded with the episode's seed
+  itself, its clock at noon UTC of the row's date (``metadata.yaml``, else the folder name). The hour of the
+  original run is not recorded: a night, a moon phase or Friday the 13th that differed then would part them,
+  as it would part ``verify``'s re-play.
+- TextWorld: ``{"game": K}``: the position of the game BALROG's per-process counter gave the episode
+  (``leaderboard_games.textworld_game``: the worker in ``process_num``, its earlier episodes of the task).
+- Crafter: ``{"world": W}``: the world seed the worker's NumPy state gave ``crafter.Env(seed=None)``, found
+  among the draws after the worker's recorded seeds (``leaderboard_crafter.crafter_candidates``) as the one
+  whose world gives the episode's first recorded steps. A worker's first episode drew from a clock-made seed,
+  recorded nowhere: that instance is refused with the reason.
+- Boxoban: the level was drawn over files in ``os.listdir`` order (machine-dependent): refused.
+
+A file playbench writes (``export --format balrog``, named in its ``summary.json`` mark) was seeded by playbench:
+its seed alone fixes its instance, as in the run it came from.
+"""
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from playbench.core.errors import PlaybenchError
+from playbench.core.registry import get_task
+from playbench.core.suite import Instance
+from playbench.core.verdict import NotVerifiable
+from playbench.suites.balrog import leaderboard, submission
+from playbench.suites.balrog.facts import TASKS, BalrogTask
+
+#: How many of an episode's first recorded steps a candidate Crafter world must give (crafter balances its
+#: creatures from the 10th step on, by a set's order: the steps before do not depend on it).
+CRAFTER_STEPS = 8
+
+
+@dataclass
+class _File:
+    """One episode file of the folder, as read."""
+
+    relative: str
+    env: str
+    row: BalrogTask
+    data: dict[str, Any]
+    index: int  # from ``_run_<NN>`` (-1: not named so)
+    seed: int | None
+
+
+def instances(folder: Path, tasks: frozenset[str]) -> list[Instance]:
+    """The folder's episodes of the BALROG tasks ``tasks``, each task's in episode order (``FormatHooks.instances``).
+
+    Files of other tasks are left out (the caller refuses a task the folder lacks); every file is read as
+    ``read_episodes`` reads it (a link refused, a bad file one line).
+    """
+    found = by_file(Path(folder), tasks)
+    order = sorted(found.items(), key=lambda item: _index(item[0]))  # stable: each task's in index order
+    return [instance for _, instance in order]
+
+
+def by_file(folder: Path, tasks: frozenset[str]) -> dict[str, Instance]:
+    """Each episode file of the folder's tasks ``tasks`` (its path inside it) -> its instance, in file order."""
+    files = _read(folder)
+    seeded = submission.seeded_episodes(folder)
+    row = _row(folder, files)  # of every file: a worker's other episodes count
+    found: dict[str, Instance] = {}
+    for file in files:
+        if file.row.id not in tasks:
+            continue
+        options, problem = None, _file_problem(file)
+        if problem is None and file.relative not in seeded:
+            options, problem = _what_fixes(folder, file, row)
+        tokens = [n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
+                  for n in (file.data.get("input_tokens"), file.data.get("output_tokens"))]
+        found[file.relative] = Instance(file.row.id, file.seed, problem, input_tokens=tokens[0],
+                                        output_tokens=tokens[1], options=options)
+    return found
+
+
+def _index(relative: str) -> int:
+    named = submission.RUN_INDEX.search(relative)
+    return int(named.group(1)) if named else -1
+
+
+def _read(folder: Path) -> list[_File]:
+    rows = {submission.original_name(row.id): row for row in TASKS}
+    files: list[_File] = []
+    for env, relatives in submission.episode_files(folder).items():
+        for relative in relatives:
+            data = submission.read_episode(folder, relative)
+            row = rows.get((env, str(data.get("task"))))
+            if row is None:
+                continue
+            seed = data.get("seed")
+            files.append(_File(relative, env, row, data, _index(relative),
+                               seed if isinstance(seed, int) and not isinstance(seed, bool) else None))
+    return files
+
+
+def _row(folder: Path, files: list[_File]) -> leaderboard.Row:
+    """What the folder's episodes share: its date and which worker played which episode."""
+    from playbench.suites.balrog.verify import _row_date  # the date verify re-plays the row at
+
+    row = leaderboard.Row(folder, _row_date(folder), "quoted")
+    for file in files:
+        process = file.data.get("process_num")
+        if file.index >= 0 and file.seed is not None and isinstance(process, str):
+            row.processes.setdefault(process, []).append((file.env, str(file.data.get("task")), file.index, file.seed))
+    return row
+
+
+def _file_problem(file: _File) -> str | None:
+    if file.index < 0:
+        return f"its file {file.relative.rpartition('/')[2][:80]} does not say which episode it is (_run_<NN>)"
+    if file.seed is None:
+        return "its episode file holds no seed"
+    return None
+
+
+def _what_fixes(folder: Path, file: _File, row: leaderboard.Row) -> tuple[dict[str, Any] | None, str | None]:
+    """(the reset options that make BALROG's instance, None) or (None, why playbench cannot make it)."""
+    if file.row.kind == "boxoban":
+        return None, submission.seed_problem(file.row)
+    if file.env in ("nle", "minihack"):
+        if row.date is None:
+            return None, "the row names no date (metadata.yaml, folder name): NetHack's game depends on it"
+        return {"balrog_seeding": True, "clock": row.date}, None
+    if file.env == "textworld":
+        from playbench.suites.balrog.leaderboard_games import textworld_game
+
+        try:
+            return {"game": textworld_game(_played(file, []), row)}, None
+        except NotVerifiable as exc:
+            return None, str(exc)
+    if file.env == "crafter":
+        return _crafter(folder, file, row)
+    return None, submission.seed_problem(file.row)
+
+
+def _played(file: _File, steps: list[leaderboard.Step], early: bool = False) -> leaderboard.Played:
+    assert file.seed is not None
+    return leaderboard.Played(file.env, str(file.data.get("task")), file.row.id, file.row.id, file.index, file.seed,
+                              file.data, steps, early)
+
+
+class Claims:
+    """Checks a run's claim to have played a folder's episode again: the options it was reset with make it.
+
+    What ``compare`` pairs a run's record with reset options by (``compared.episodes``): the folder's episode
+    of that task and seed is the one the record played when its options are those that make its instance
+    (a Crafter world: one that gives its first recorded steps). The folder is read once, on the first claim.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self._read: tuple[list[_File], leaderboard.Row, frozenset[str]] | None = None
+
+    def episode(self, task: str, seed: int, options: dict[str, Any]) -> str | None:
+        """The path of the folder's episode file the record played (its task, seed and options), else None."""
+        if self._read is None:
+            files = _read(self.folder)
+            self._read = files, _row(self.folder, files), submission.seeded_episodes(self.folder)
+        files, row, seeded = self._read
+        for file in files:
+            if file.row.id != task or file.seed != seed or file.relative in seeded or _file_problem(file):
+                continue
+            world = options.get("world")
+            if file.env == "crafter" and isinstance(world, int) and not isinstance(world, bool):
+                made, _ = _crafter(self.folder, file, row, [world])
+            else:
+                made, _ = _what_fixes(self.folder, file, row)
+            return file.relative if made == options else None
+        return None
+
+
+# -- Crafter ------------------------------------------------------------------------------------------------
+
+
+def _crafter(folder: Path, file: _File, row: leaderboard.Row,
+             worlds: list[int] | None = None) -> tuple[dict[str, Any] | None, str | None]:
+    """The world seed whose world gives the episode's first recorded steps, among ``worlds``.
+
+    By default the candidates are those its worker's recorded seeds give (``crafter_candidates``).
+    """
+    from playbench.suites.balrog.leaderboard_crafter import crafter_candidates
+
+    if not isinstance(file.data.get("process_num"), str):
+        return None, ("its episode file names no process (process_num): its world seed came from the worker's "
+                      "NumPy state")
+    try:
+        steps, early = leaderboard.read_steps(folder, file.relative.removesuffix(".json") + ".csv")
+    except PlaybenchError as exc:
+        return None, f"{exc}: its world is found by its first steps"
+    if not steps:
+        return None, "its steps table is empty: its world is found by its first steps"
+    episode = _played(file, steps, early)
+    style = leaderboard.note_style((step.observation for step in steps), row.date)
+    for world in crafter_candidates(episode, row) if worlds is None else worlds:
+        if _gives(world, episode, style):
+            return {"world": world}, None
+    return None, (f"its world seed was drawn from the clock: no seed recorded for its worker ({episode.process}) "
+                  "gives its world (the worker's first episode, whose NumPy state BALROG seeded from the time and "
+                  "pid, recorded nowhere, or one after an episode that left no file)")
+
+
+def _gives(world: int, episode: leaderboard.Played, style: leaderboard.Style) -> bool:
+    """Whether crafter's world ``world`` gives the episode's first recorded steps (either text of BALROG's)."""
+    from playbench.suites.balrog.leaderboard_crafter import crafter_texts
+    from playbench.suites.balrog.leaderboard_games import compat_game
+
+    game = compat_game(get_task(episode.task_id), {})
+    try:
+        game.reset(seed=episode.seed, options={"world": world})
+        legal = game.legal_actions()
+        for step in episode.steps[:CRAFTER_STEPS]:
+            action = step.answer if leaderboard.valid(step.answer, legal) else game.default_action
+            _, reward, terminated, truncated, _ = game.step(action)
+            texts: tuple[str, ...] = crafter_texts(game.engine)
+            if action != step.answer:
+                texts = tuple(leaderboard.with_note(style, episode.early, step.answer, action, t) for t in texts)
+            recorded = _number(step.reward)
+            if step.observation not in texts or recorded is None or recorded != float(reward):
+                return False
+            if step.done != str(bool(terminated or truncated)):
+                return False
+        return True
+    finally:
+        game.close()
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
