@@ -18,6 +18,7 @@ from playbench.api.verify import verify
 from playbench.core.registry import find_task
 from playbench.core.verdict import NotVerifiable
 from playbench.suites.balrog import leaderboard_games as games
+from playbench.suites.balrog import leaderboard_nle
 from playbench.suites.balrog.babaisai.text import ADDRESS, broken_you_text
 from playbench.suites.balrog.babyai.levels import MixedTrainLocal
 from playbench.suites.balrog.leaderboard import QUOTED_NOTE, Played, Row, Step
@@ -139,12 +140,12 @@ def test_glulx_end_screen_keeps_its_prompt(coin: Any) -> None:
 # -- a copy of the shared sample row, as another evaluator wrote it -----------------------------------------
 
 
-def _copy(shared: Path, target: Path, part: str) -> Path:
+def _copy(shared: Path, target: Path, part: str, row: Path = ROW) -> Path:
     target.mkdir()
-    shutil.copy(shared / ROW / "metadata.yaml", target / "metadata.yaml")
-    shutil.copytree(shared / ROW / part, target / part)
+    shutil.copy(shared / row / "metadata.yaml", target / "metadata.yaml")
+    shutil.copytree(shared / row / part, target / part)
     env = part.split("/")[0]
-    shutil.copy(shared / ROW / env / f"{env}_summary.json", target / env / f"{env}_summary.json")
+    shutil.copy(shared / row / env / f"{env}_summary.json", target / env / f"{env}_summary.json")
     return target
 
 
@@ -183,3 +184,22 @@ def test_textworld_episode_without_seed(shared_data: Path, tmp_path: Path) -> No
         path.write_text(json.dumps(data))
     result = verify(str(row))
     assert (result.verified, result.differing, result.not_verifiable) == (10, 0, 0)
+
+
+def test_nethack_clock_of_a_neighbouring_day(shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Microsoft phi-4's row (2025-01-13) parts on its date and agrees on the full moon of the 14th. Here the
+    # sample VLM row (its date 2025-04-25: no full or new moon) is named the full moon of 2025-04-14 instead:
+    # its Corridor episode 0 parts at step 1 on that clock and agrees on the nearest ordinary day's.
+    assert leaderboard_nle.clock_days("2025-01-13") == ["2025-01-13", "2025-01-14"]
+    assert leaderboard_nle.clock_days("2025-04-14") == ["2025-04-14", "2025-04-16"]
+    row = _copy(shared_data, tmp_path / "row", "minihack/MiniHack-Corridor-R3-v0",
+                Path("balrog-leaderboard/VLM/20250425_naive_Gemini-2.5-Pro-Exp-03-25"))
+    metadata = row / "metadata.yaml"
+    metadata.write_text(metadata.read_text().replace('date: "2025-04-25"', 'date: "2025-04-14"'))
+    result = verify(str(row))
+    assert result.verified >= 1 and result.differing == 0
+    monkeypatch.setattr(leaderboard_nle, "CLOCK_DAYS", 0)  # the row's date only
+    result = verify(str(row))
+    [finding] = [f for f in result.findings if f.verdict == "differs"]
+    assert finding.name == "balrog/minihack/corridor-r3 #0" and finding.difference is not None
+    assert finding.difference.step == 1

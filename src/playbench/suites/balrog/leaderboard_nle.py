@@ -5,7 +5,10 @@ seed itself (the character, drawn from ``"@"``, and the levels follow from it); 
 NLE's ``SystemRandom`` (recorded nowhere: it changes only what a hallucinating hero sees); NetHack reads the
 calendar (a full or new moon, Friday the 13th, the night change the game). The child process runs the
 engines with its clock at noon UTC of the row's date (libfaketime, as playbench's NetHack workers); the hour
-of the run is not recorded. MiniHack's Boxoban tasks draw their level with ``random.choice`` over the
+of the run is not recorded, nor its day: the row's date is when it was submitted, and a run can span
+midnight. Where the episode parts on the row's date, the nearest days within ``CLOCK_DAYS`` of it whose
+calendar differs for NetHack (full moon, new moon, Friday 13th) are tried, and the first whose clock gives
+all its steps is taken (Microsoft phi-4's row of 2025-01-13 shows the full moon of the 14th). MiniHack's Boxoban tasks draw their level with ``random.choice`` over the
 level files of a downloaded folder read in ``os.listdir`` order (machine-dependent), so which level an
 episode played is not determined by its record: not verifiable.
 
@@ -15,6 +18,7 @@ after the last press, the reward of the first step only; from then on its AutoMo
 true in its config) presses it, joins every message and sums the rewards, as playbench's engine does.
 """
 
+import datetime
 import os
 import pickle
 import subprocess
@@ -22,15 +26,18 @@ import sys
 import threading
 from typing import IO, Any
 
-from playbench.core.verdict import NotVerifiable
-from playbench.suites.balrog.leaderboard import Played, Player, Row
+from playbench.core.verdict import NotVerifiable, same
+from playbench.suites.balrog.leaderboard import Played, Player, Row, valid, with_note
 
 #: BALROG's AutoMore wrapper replaced the in-wrapper ``--More--`` handling on this date.
 AUTO_MORE_SINCE = "2025-03-06"
 #: What ``verify`` says of the clock beside its counts.
-CLOCK_NOTE = ("MiniHack and NetHack episodes were re-played with the clock at {date} 12:00 UTC (the row's date); "
-              "the hour and day of the run itself are not recorded: a moon phase, Friday 13th or night that "
+CLOCK_NOTE = ("MiniHack and NetHack episodes were re-played with the clock at {date} 12:00 UTC (the row's date), "
+              "or where they part there, at noon of the nearest day within 3 of it with another moon phase or "
+              "Friday 13th that gives all their steps; the hour of the run itself is not recorded: a night that "
               "differed then could part a re-play; the display RNG (hallucination only) is not recorded either")
+#: How far from the row's date (days, either side) a clock is tried.
+CLOCK_DAYS = 3
 _BOXOBAN = ("the level was drawn with random.choice over MiniHack's Boxoban level files in os.listdir order "
             "(machine-dependent): which level it played is not determined by its record")
 
@@ -143,8 +150,51 @@ def open_nethack(episode: Played, row: Row) -> Player:
     agent = episode.data.get("agent")
     images = agent.get("max_image_history", 0) if isinstance(agent, dict) else 0
     vlm = isinstance(images, int) and images > 0
-    return NetHackPlayer(_child(row.date), task.facts.original, episode.seed, vlm, row.date >= AUTO_MORE_SINCE,
-                         task.facts.max_steps)
+
+    def player(day: str) -> NetHackPlayer:
+        assert row.date is not None
+        return NetHackPlayer(_child(day), task.facts.original, episode.seed, vlm, row.date >= AUTO_MORE_SINCE,
+                             task.facts.max_steps)
+
+    days = clock_days(row.date)
+    return player(next((day for day in days if _agrees(player(day), episode, row)), days[0]))
+
+
+def clock_days(date: str) -> list[str]:
+    """The row's date, then each nearest day within ``CLOCK_DAYS`` whose NetHack calendar is another one."""
+    from playbench.suites.balrog.nle import clock
+
+    noon, seen, days = clock.noon_of(date), set(), []
+    for offset in sorted(range(-CLOCK_DAYS, CLOCK_DAYS + 1), key=lambda d: (abs(d), -d)):
+        when = noon + datetime.timedelta(days=offset)
+        phase = clock.moon_phase(when)
+        calendar = (phase == 4, phase == 0, when.day == 13 and when.weekday() == 4)  # full, new, Friday 13th
+        if calendar not in seen:
+            seen.add(calendar)
+            days.append(when.date().isoformat())
+    return days
+
+
+def _agrees(player: NetHackPlayer, episode: Played, row: Row) -> bool:
+    """Whether the player gives the episode's steps as recorded (it is stepped; a full moon can part late)."""
+    for step in episode.steps:
+        action = step.answer if valid(step.answer, player.legal) else player.default
+        text, reward, done = player.step(action)
+        if action != step.answer:
+            text = with_note(row.style, episode.early, step.answer, action, text)
+        shown = player.recorded(step.observation)
+        if (shown is not None and shown != text) or not same(_number(step.reward), reward) or step.done != str(done):
+            return False
+        if done:
+            break
+    return True
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 # -- the child ------------------------------------------------------------------------------------------
