@@ -163,17 +163,17 @@ def _many_aggregates(many: Sequence[Sequence[np.ndarray]], resamples: int, seed:
     for i, groups in enumerate(many):
         classes[tuple(len(g) for g in groups)].append(i)
     for sizes, members in classes.items():
-        shared = [i for i in members if all(np.isfinite(g).all() for g in many[i])]
-        if len(shared) < 2 or resamples * sum(sizes) > _SHARED:  # nothing to share, or too large to hold
-            shared = []
-        for i in sorted(set(members) - set(shared)):
+        together = [i for i in members if all(np.isfinite(g).all() for g in many[i])]
+        if len(together) < 2 or resamples * sum(sizes) > _SHARED:  # nothing to share, or too large to hold
+            together = []
+        for i in sorted(set(members) - set(together)):
             out[i] = finish(i, _resampled_aggregate(many[i], np.random.default_rng(seed), resamples, signs))
-        if shared:
+        if together:
             rng = np.random.default_rng(seed)
             drawn = [np.concatenate(list(_draws(rng, n, resamples, signs))) for n in sizes]
             weights = drawn if signs else [_counts(d, n) for d, n in zip(drawn, sizes, strict=True)]
-            for start in range(0, len(shared), _BATCH):
-                batch = shared[start:start + _BATCH]
+            for start in range(0, len(together), _BATCH):
+                batch = together[start:start + _BATCH]
                 for i, means in zip(batch, _refined(many, batch, drawn, weights, signs, near), strict=True):
                     out[i] = finish(i, means)
     return cast(list[T], out)
