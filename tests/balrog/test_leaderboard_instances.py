@@ -4,8 +4,9 @@ episode's record, so ``--resume`` and ``verify`` play it again, and ``compare`` 
 
 NetHack and MiniHack: NetHack seeded with the episode's seed itself and its clock at the row's date (the first
 step of every such episode of both shared rows gives the recorded text); TextWorld: the game of BALROG's
-per-process counter; Crafter: the world the worker's NumPy state gave, found by its first steps. Boxoban, a
-Crafter world drawn from the clock, a row without a date are refused in one line, naming what and why.
+per-process counter; Crafter: the world the worker's NumPy state gave, found by its first steps; Boxoban: the
+official level its first recorded map shows. A Crafter world drawn from the clock, a Boxoban level without the
+official levels or a map, a row without a date are refused in one line, naming what and why.
 The tests on the leaderboard rows need ``PLAYBENCH_TEST_DATA`` (the ``shared_data`` fixture).
 """
 
@@ -121,8 +122,8 @@ def test_a_game_refuses_an_option_it_does_not_take() -> None:
 # -- the shared leaderboard rows -------------------------------------------------------------------------------
 
 
-def _tasks(env: str) -> frozenset[str]:
-    return frozenset(row.id for row in TASKS if row.env == env and row.kind != "boxoban")
+def _tasks(env: str) -> dict[str, dict]:
+    return {row.id: {} for row in TASKS if row.env == env and row.kind != "boxoban"}
 
 
 @pytest.mark.parametrize(("where", "images"), [(LLM_ROW, False), (VLM_ROW, True)])
@@ -131,7 +132,7 @@ def test_the_first_step_of_each_nethack_and_minihack_instance_is_the_recorded_on
     """Played from its instance (its reset options), a game's first step gives the row's recorded text: every
     NetHack episode and each MiniHack task's first (BALROG's text: compat; the VLM row's without the map)."""
     row = shared_data / where
-    found = leaderboard_instances.by_file(row, _tasks("nle") | _tasks("minihack"))
+    found = leaderboard_instances.by_file(row, _tasks("nle") | _tasks("minihack"))  # Boxoban: below
     firsts = {instance.task: relative for relative, instance in reversed(found.items())}
     chosen = [relative for relative, instance in found.items()
               if instance.task.startswith("balrog/nle/") or firsts[instance.task] == relative]
@@ -239,3 +240,43 @@ def test_crafter_instances_play_their_worlds_and_the_clock_drawn_one_is_refused(
     lines.write_text("".join(f"balrog/crafter/default {r.seed}\n" for r in records))
     own = _played(tmp_path / "own", lines, "balrog/crafter/default")
     assert not _compared(row, own)["tasks"]["balrog/crafter/default"]["paired"]
+
+
+HARD = "minihack/MiniHack-Boxoban-Hard-v0/MiniHack-Boxoban-Hard-v0_run_{:02d}"
+
+
+def test_a_boxoban_instance_is_the_official_level_its_recorded_map_shows(shared_data: Path, tmp_path: Path) -> None:
+    """The shared data holds one of the four files of the official hard levels: episode 4's level is in it."""
+    row, levels = shared_data / LLM_ROW, str(shared_data / "boxoban" / "hard")
+    found = leaderboard_instances.by_file(row, {"balrog/minihack/boxoban-hard": {"levels": levels}})
+    assert [found[HARD.format(k) + ".json"].problem for k in range(4)] == [  # in the files the sample leaves out
+        f"no level of the official hard levels under {levels} shows the map its first step shows"] * 4
+    instance = found[HARD.format(4) + ".json"]
+    assert instance.options == {"balrog_seeding": True, "clock": "2024-11-11", "level": "000.txt;18"}
+    step = leaderboard.read_steps(row, HARD.format(4) + ".csv")[0][0]
+    game = compat_game(get_task("balrog/minihack/boxoban-hard"), {"levels": levels})
+    try:  # the first step gives the recorded text
+        game.reset(seed=instance.seed, options=dict(instance.options))
+        assert game.step(step.answer)[0] == step.observation
+    finally:
+        game.close()
+
+    one = tmp_path / "row"  # the row's episode 4 alone: played again, paired with it
+    (one / "minihack").mkdir(parents=True)
+    shutil.copy(row / "metadata.yaml", one / "metadata.yaml")
+    shutil.copy(row / "minihack" / "minihack_summary.json", one / "minihack" / "minihack_summary.json")
+    for suffix in (".json", ".csv"):
+        (one / HARD.format(4)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(row / (HARD.format(4) + suffix), one / (HARD.format(4) + suffix))
+    run = _played(tmp_path / "runs", one, "balrog/minihack/boxoban-hard", more=("-T", f"levels={levels}"))
+    (record,) = _records(run)
+    assert record.options == instance.options and record.instance["level_id"] == "000.txt;18"
+    assert playbench.verify(run).ok
+    out = _compared(one, run)
+    assert out["tasks"]["balrog/minihack/boxoban-hard"]["paired"] and out["tasks"]["balrog/minihack/boxoban-hard"]["n"] == 1
+
+    with pytest.raises(PlaybenchError, match="os.listdir.*give the official levels \\(-T levels=PATH\\)"):
+        playbench.eval("balrog/minihack/boxoban-hard", agent="random", instances=one, log_dir=tmp_path / "none")
+    vlm = leaderboard_instances.by_file(shared_data / VLM_ROW, {"balrog/minihack/boxoban-hard": {"levels": levels}})
+    assert {i.problem for i in vlm.values()} == {"its first recorded observation shows no map (a VLM row's text "
+                                                  "leaves it out): which Boxoban level it played cannot be told"}

@@ -447,7 +447,7 @@ def _source_tokens(config: Any, source: str) -> dict[str, tuple[int | None, int 
     from playbench.api.instances import read_instances
 
     held: dict[str, list[Any]] = {}
-    for instance in read_instances(Path(source), frozenset(spec.id for spec in config.tasks)):
+    for instance in read_instances(Path(source), {spec.id: spec.params for spec in config.tasks}):
         held.setdefault(instance.task, []).append(instance)
     out: dict[str, tuple[int | None, int | None]] = {}
     for spec in config.tasks:

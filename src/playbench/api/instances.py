@@ -17,7 +17,9 @@ line or a file that is not one of instances is refused in one line, before the r
 """
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from playbench.api import formats
 from playbench.core.bounds import MAX_EPISODES
@@ -35,10 +37,11 @@ SEED_LIMIT = 2**32
 _LINE = re.compile(r"([^\s,]+)[ \t]*[ \t,][ \t]*(\d{1,20})")
 
 
-def read_instances(source: Path, tasks: frozenset[str]) -> list[Instance]:
+def read_instances(source: Path, tasks: Mapping[str, Mapping[str, Any]]) -> list[Instance]:
     """The instances ``source`` holds, in its order (PlaybenchError, one line, for what is none of the three).
 
-    A folder may leave out those of tasks other than ``tasks`` (finding what fixed an instance may cost a game).
+    ``tasks``: the run's tasks and their ``-T`` values; a folder may leave out the instances of others (finding
+    what fixed an instance may cost a game, or need a task's data: Boxoban's levels).
     """
     if is_run(source):
         return _run_instances(source)
@@ -60,7 +63,7 @@ def with_instances(config: RunConfig, source: str, episodes: int | None) -> RunC
     Refused (PlaybenchError naming the task): a task ``source`` holds no instance of, fewer instances than
     ``episodes``, or an instance playbench cannot play again from its seed (the first, with its reason).
     """
-    found = read_instances(Path(source), frozenset(spec.id for spec in config.tasks))
+    found = read_instances(Path(source), {spec.id: spec.params for spec in config.tasks})
     by_task: dict[str, list[Instance]] = {}
     for instance in found:
         by_task.setdefault(instance.task, []).append(instance)

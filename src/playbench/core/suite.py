@@ -224,8 +224,9 @@ class FormatHooks:
     re-plays the folder (``lend`` gives reference policies) into a ``core.verdict.VerifyResult``;
     ``episodes(path, options)`` reads it for ``compare`` (a ``Comparable``), ``options`` being compare's
     ``-S KEY=VALUE`` settings, each a name of ``options`` (name -> its one-line help); ``instances(folder, tasks)``:
-    its episodes of the task ids ``tasks`` as ``Instance``s, each task's in the folder's episode order (what
-    ``eval --instances`` plays; those of other tasks may be left out).
+    its episodes of the tasks ``tasks`` (id -> the run's ``-T`` values of it, which finding an instance may
+    need) as ``Instance``s, each task's in the folder's episode order (what ``eval --instances`` plays; those
+    of other tasks may be left out).
     """
 
     title: str
@@ -236,7 +237,7 @@ class FormatHooks:
     verify: Callable[[Path, PolicyLender], VerifyResult] | None = None
     episodes: Callable[[Path, Mapping[str, str]], Comparable] | None = None
     options: Mapping[str, str] = field(default_factory=dict)
-    instances: Callable[[Path, frozenset[str]], list[Instance]] | None = None
+    instances: Callable[[Path, Mapping[str, Mapping[str, Any]]], list[Instance]] | None = None
 
 
 @dataclass(frozen=True)

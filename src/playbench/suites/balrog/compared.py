@@ -130,7 +130,7 @@ def _run_key(folder: Path, tag: str) -> Callable[[EpisodeRecord], int | str]:
     def key(record: EpisodeRecord) -> int | str:
         if record.options is None:
             return record.seed
-        played = claims.episode(record.task, record.seed, record.options)
+        played = claims.episode(record.task, record.seed, record.options, record.instance)
         if played is not None:
             return f"{record.seed}@{tag}"
         return f"{record.seed}+" + json.dumps(record.options, sort_keys=True)[:200]

@@ -15,23 +15,29 @@ options (``Instance.options``), which the run's games are prepared and reset wit
   among the draws after the worker's recorded seeds (``leaderboard_crafter.crafter_candidates``) as the one
   whose world gives the episode's first recorded steps. A worker's first episode drew from a clock-made seed,
   recorded nowhere: that instance is refused with the reason.
-- Boxoban: the level was drawn over files in ``os.listdir`` order (machine-dependent): refused.
+- Boxoban: the level was drawn over files in ``os.listdir`` order (machine-dependent), so it is found by the
+  map the episode's first recorded observation shows (an LLM row's text holds it; a VLM row's does not): the
+  one official level under the task's ``-T levels=PATH`` whose walls, goals and start it shows. The options:
+  NetHack's, and ``{"level": "FILE;N"}``. Without such a folder, a map or a single such level: refused.
 
 A file playbench writes (``export --format balrog``, named in its ``summary.json`` mark) was seeded by playbench:
 its seed alone fixes its instance, as in the run it came from.
 """
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from playbench.core.datafiles import read_data_text
 from playbench.core.errors import PlaybenchError
 from playbench.core.registry import get_task
 from playbench.core.suite import Instance
 from playbench.core.verdict import NotVerifiable
 from playbench.suites.balrog import leaderboard, submission
 from playbench.suites.balrog.facts import TASKS, BalrogTask
+from playbench.suites.balrog.nle.boxoban.level import Level, level_files, parse_level
 
 #: How many of an episode's first recorded steps a candidate Crafter world must give (crafter balances its
 #: creatures from the 10th step on, by a set's order: the steps before do not depend on it).
@@ -50,29 +56,29 @@ class _File:
     seed: int | None
 
 
-def instances(folder: Path, tasks: frozenset[str]) -> list[Instance]:
-    """The folder's episodes of the BALROG tasks ``tasks``, each task's in episode order (``FormatHooks.instances``).
+def instances(folder: Path, tasks: Mapping[str, Mapping[str, Any]]) -> list[Instance]:
+    """The folder's episodes of the BALROG tasks ``tasks`` (id -> its ``-T`` values), each task's in episode order.
 
-    Files of other tasks are left out (the caller refuses a task the folder lacks); every file is read as
-    ``read_episodes`` reads it (a link refused, a bad file one line).
+    ``FormatHooks.instances``. Files of other tasks are left out (the caller refuses a task the folder lacks);
+    every file is read as ``read_episodes`` reads it (a link refused, a bad file one line).
     """
     found = by_file(Path(folder), tasks)
     order = sorted(found.items(), key=lambda item: _index(item[0]))  # stable: each task's in index order
     return [instance for _, instance in order]
 
 
-def by_file(folder: Path, tasks: frozenset[str]) -> dict[str, Instance]:
-    """Each episode file of the folder's tasks ``tasks`` (its path inside it) -> its instance, in file order."""
+def by_file(folder: Path, tasks: Mapping[str, Mapping[str, Any]]) -> dict[str, Instance]:
+    """Each episode file of the folder's tasks (``tasks``: id -> ``-T`` values) -> its instance, in file order."""
     files = _read(folder)
     seeded = submission.seeded_episodes(folder)
     row = _row(folder, files)  # of every file: a worker's other episodes count
+    asked = [file for file in files if file.row.id in tasks]
+    levels = _boxoban_levels(folder, [f for f in asked if f.row.kind == "boxoban" and f.relative not in seeded], tasks)
     found: dict[str, Instance] = {}
-    for file in files:
-        if file.row.id not in tasks:
-            continue
+    for file in asked:
         options, problem = None, _file_problem(file)
         if problem is None and file.relative not in seeded:
-            options, problem = _what_fixes(folder, file, row)
+            options, problem = _what_fixes(folder, file, row, levels.get(file.relative))
         tokens = [n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
                   for n in (file.data.get("input_tokens"), file.data.get("output_tokens"))]
         found[file.relative] = Instance(file.row.id, file.seed, problem, input_tokens=tokens[0],
@@ -120,14 +126,21 @@ def _file_problem(file: _File) -> str | None:
     return None
 
 
-def _what_fixes(folder: Path, file: _File, row: leaderboard.Row) -> tuple[dict[str, Any] | None, str | None]:
-    """(the reset options that make BALROG's instance, None) or (None, why playbench cannot make it)."""
-    if file.row.kind == "boxoban":
-        return None, submission.seed_problem(file.row)
+def _what_fixes(folder: Path, file: _File, row: leaderboard.Row,
+                level: tuple[str | None, str | None] | None = None) -> tuple[dict[str, Any] | None, str | None]:
+    """(the reset options that make BALROG's instance, None) or (None, why playbench cannot make it).
+
+    ``level``: a Boxoban episode's ``(level id, None)`` or ``(None, why none)`` (``_boxoban_levels``).
+    """
     if file.env in ("nle", "minihack"):
         if row.date is None:
             return None, "the row names no date (metadata.yaml, folder name): NetHack's game depends on it"
-        return {"balrog_seeding": True, "clock": row.date}, None
+        if file.row.kind != "boxoban":
+            return {"balrog_seeding": True, "clock": row.date}, None
+        level_id, why = level or (None, submission.seed_problem(file.row))
+        if level_id is None:
+            return None, why
+        return {"balrog_seeding": True, "clock": row.date, "level": level_id}, None
     if file.env == "textworld":
         from playbench.suites.balrog.leaderboard_games import textworld_game
 
@@ -158,8 +171,11 @@ class Claims:
         self.folder = Path(folder)
         self._read: tuple[list[_File], leaderboard.Row, frozenset[str]] | None = None
 
-    def episode(self, task: str, seed: int, options: dict[str, Any]) -> str | None:
-        """The path of the folder's episode file the record played (its task, seed and options), else None."""
+    def episode(self, task: str, seed: int, options: dict[str, Any], instance: dict[str, Any]) -> str | None:
+        """The path of the folder's episode file the record played, else None.
+
+        The record's task, seed and options, and its ``instance`` (a Boxoban level's rows, shown by its map).
+        """
         if self._read is None:
             files = _read(self.folder)
             self._read = files, _row(self.folder, files), submission.seeded_episodes(self.folder)
@@ -167,13 +183,121 @@ class Claims:
         for file in files:
             if file.row.id != task or file.seed != seed or file.relative in seeded or _file_problem(file):
                 continue
-            world = options.get("world")
+            world, level = options.get("world"), options.get("level")
             if file.env == "crafter" and isinstance(world, int) and not isinstance(world, bool):
                 made, _ = _crafter(self.folder, file, row, [world])
             else:
-                made, _ = _what_fixes(self.folder, file, row)
+                made, _ = _what_fixes(self.folder, file, row, (level, None) if self._shows(file, instance) else None)
             return file.relative if made == options else None
         return None
+
+    def _shows(self, file: _File, instance: dict[str, Any]) -> bool:
+        """Whether a Boxoban episode's first recorded map shows the level the record's instance names."""
+        rows = instance.get("level")
+        if file.row.kind != "boxoban" or not isinstance(rows, list) or not all(isinstance(r, str) for r in rows):
+            return False
+        try:
+            steps, _ = leaderboard.read_steps(self.folder, file.relative.removesuffix(".json") + ".csv")
+            level = parse_level(rows[:10])
+        except PlaybenchError:
+            return False
+        grid = map_grid(steps[0].observation) if steps else None
+        return grid is not None and shows(grid, level)
+
+
+# -- Boxoban ------------------------------------------------------------------------------------------------
+
+#: The map's characters that are not walls, in the official files (floor, box, goal, player) and on NetHack's
+#: screen (floor, boulder, fountain, the hero, the up stairs where it started, an unlit cell)
+_NOT_WALLS = str.maketrans({ch: " " for ch in " $.@`{<"})
+
+
+def map_grid(text: str) -> list[str] | None:
+    """The ten rows of the Boxoban level a recorded observation's ``map:`` shows, or None (no map, or not 10x10)."""
+    if "\nmap:\n" not in text:
+        return None
+    lines = text.split("\nmap:\n", 1)[1].split("\n")
+    walls = [(r, c) for r, line in enumerate(lines) for c, ch in enumerate(line) if ch == "#"]
+    if not walls:
+        return None
+    top, left = min(r for r, _ in walls), min(c for _, c in walls)
+    bottom, right = max(r for r, _ in walls), max(c for _, c in walls)
+    if (bottom - top + 1, right - left + 1) != (10, 10):
+        return None
+    return [lines[r][left:right + 1].ljust(10) for r in range(top, bottom + 1)]
+
+
+def shows(grid: list[str], level: Level) -> bool:
+    """Whether the map is of ``level`` after a step or so.
+
+    Its walls; its start (NetHack's up stairs, or the hero standing on them); each goal shown (a fountain) or
+    covered by a boulder or the hero; as many boulders.
+    """
+    cells = {ch: {(r, c) for r, row in enumerate(grid) for c, x in enumerate(row) if x == ch} for ch in "#`{@<"}
+    start = next(iter(cells["<"] or cells["@"]), None)
+    covered = cells["`"] | cells["@"]
+    return (cells["#"] == set(level.walls) and start == level.player and cells["{"] <= set(level.goals)
+            and set(level.goals) - cells["{"] <= covered and len(cells["`"]) == len(level.boxes))
+
+
+def _boxoban_levels(folder: Path, files: list[_File],
+                    tasks: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[str | None, str | None]]:
+    """Each Boxoban episode file -> (the official level its first recorded map shows, None) or (None, why not).
+
+    The levels are those under its task's ``-T levels=PATH``, each file scanned once for every map wanted.
+    """
+    out: dict[str, tuple[str | None, str | None]] = {}
+    wanted: dict[tuple[str, str], dict[str, list[str]]] = {}  # (levels, preset) -> {file: its map}
+    for file in files:
+        path = tasks[file.row.id].get("levels")
+        if not isinstance(path, str):
+            out[file.relative] = None, (f"{submission.seed_problem(file.row)}; give the official levels (-T "
+                                        "levels=PATH) to find it by the map its first step shows")
+            continue
+        try:
+            steps, _ = leaderboard.read_steps(folder, file.relative.removesuffix(".json") + ".csv")
+        except PlaybenchError as exc:
+            out[file.relative] = None, f"{exc}: its level is found by the map its first step shows"
+            continue
+        grid = map_grid(steps[0].observation) if steps else None
+        if grid is None:
+            out[file.relative] = None, ("its first recorded observation shows no map (a VLM row's text leaves it "
+                                        "out): which Boxoban level it played cannot be told")
+            continue
+        wanted.setdefault((path, file.row.name.removeprefix("boxoban-")), {})[file.relative] = grid
+    for (path, preset), grids in wanted.items():
+        found = _scan(path, preset, grids)
+        for relative, ids in found.items():
+            if len(ids) == 1:
+                out[relative] = ids[0], None
+            elif not ids:
+                out[relative] = None, (f"no level of the official {preset} levels under {path} shows the map its "
+                                       "first step shows")
+            else:
+                out[relative] = None, (f"{len(ids)} of the official {preset} levels under {path} show the map its "
+                                       f"first step shows ({', '.join(ids[:3])}): which one it played cannot be told")
+    return out
+
+
+def _scan(path: str, preset: str, grids: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The ids of the levels under ``path`` each map shows (read row by row; only levels with its walls parsed)."""
+    keys = {relative: "\n".join(row.translate(_NOT_WALLS) for row in grid) for relative, grid in grids.items()}
+    found: dict[str, list[str]] = {relative: [] for relative in grids}
+    base, files = level_files(path, preset)
+    for level_file in files:
+        name = level_file.relative_to(base).as_posix()
+        lines = read_data_text(level_file, empty=None).splitlines()
+        for k, line in enumerate(lines):
+            if not line.startswith(";"):
+                continue
+            rows = lines[k + 1:k + 11]
+            key = "\n".join(row.translate(_NOT_WALLS) for row in rows)
+            for relative, wanted in keys.items():
+                if key == wanted:
+                    level = parse_level(rows, "official", f"{name};{line[1:].strip()}")
+                    if shows(grids[relative], level):
+                        found[relative].append(level.level_id)
+    return found
 
 
 # -- Crafter ------------------------------------------------------------------------------------------------

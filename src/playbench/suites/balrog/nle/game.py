@@ -228,9 +228,14 @@ class NavigationGame(NLEGame):
 
 
 class BoxobanGame(NLEGame):
-    """Boxoban on an offline level: generated (preset ``medium``/``hard``) or read from ``levels=PATH``."""
+    """Boxoban on an offline level: generated (preset ``medium``/``hard``) or read from ``levels=PATH``.
+
+    Reset option ``level`` (``--instances``, besides NLEGame's): the id (``FILE;N``) of the official level
+    under ``levels=PATH`` to play, a leaderboard row's episode's level, found by its recorded map.
+    """
 
     reference_policies: ClassVar[tuple[str, ...]] = ("random", "oracle")
+    option_names: ClassVar[frozenset[str]] = NLEGame.option_names | {"level"}
 
     def __init__(self, row: BalrogTask, params: BoxobanParams, preset: str) -> None:
         super().__init__(row, params)
@@ -240,11 +245,22 @@ class BoxobanGame(NLEGame):
         self._solution: tuple[str, ...] | None = None
 
     def _prepare(self, seed: int) -> None:
+        from playbench.core.errors import PlaybenchError
         from playbench.suites.balrog.nle.boxoban import source
 
-        # compat: BALROG's draw, seeded as BALROG seeds it, with the number NetHack is seeded with
-        balrog_seed = self.seed_value if self.compat else None
-        self.level, self._solution = source.pick(seed, self.preset, self.levels_path, balrog_seed)
+        if "level" in self.options:  # the official level a leaderboard row's episode played
+            named = self.options["level"]
+            if not isinstance(named, str) or self.levels_path is None:
+                raise ValueError(f"{self.row.id}: the reset option level names an official level (FILE;N) of the "
+                                 "levels given with -T levels=PATH")
+            try:
+                self.level, self._solution = source.official_level(self.levels_path, self.preset, named), None
+            except PlaybenchError as exc:
+                raise ValueError(str(exc)) from None
+        else:
+            # compat: BALROG's draw, seeded as BALROG seeds it, with the number NetHack is seeded with
+            balrog_seed = self.seed_value if self.compat else None
+            self.level, self._solution = source.pick(seed, self.preset, self.levels_path, balrog_seed)
         if self.engine is not None:
             self.engine.set_boxoban_level(self.level.text())
 

@@ -219,6 +219,26 @@ def official_set(file: Path) -> str | None:
     return parent if parent in ("medium", "unfiltered") else None  # None: the user's own file
 
 
+def level_files(path: str | Path, preset: str | None = None) -> tuple[Path, list[Path]]:
+    """``(base, files)``: the files ``read_levels`` reads, and the folder level ids name them from.
+
+    The level file ``path``, or every ``*.txt`` file under the folder, sorted by relative path (with ``preset``,
+    the task's part of the whole official set).
+    """
+    return _files_of(_preset_root(Path(path).expanduser(), preset))
+
+
+def _files_of(root: Path) -> tuple[Path, list[Path]]:
+    if root.is_file():
+        return root.parent, [root]
+    if root.is_dir():
+        files = sorted(p for p in root.rglob("*.txt") if p.name.upper() != "LICENSE.TXT")
+        if not files:
+            raise PlaybenchError(f"{root}: no Boxoban level files (*.txt)")
+        return root, files
+    raise PlaybenchError(f"{root}: Boxoban levels path not found")
+
+
 def read_levels(path: str | Path, preset: str | None = None, as_minihack: bool = False) -> list[Level]:
     """All levels of a level file or of every ``*.txt`` file under a folder (sorted by relative path), strictly.
 
@@ -229,18 +249,9 @@ def read_levels(path: str | Path, preset: str | None = None, as_minihack: bool =
     ``*.txt`` entries are not exactly the level files, a file its loader splits into other levels.
     """
     root = _preset_root(Path(path).expanduser(), preset)
-    if root.is_file():
-        files = [root]
-        base = root.parent
-    elif root.is_dir():
-        files = sorted(p for p in root.rglob("*.txt") if p.name.upper() != "LICENSE.TXT")
-        base = root
-        if not files:
-            raise PlaybenchError(f"{root}: no Boxoban level files (*.txt)")
-        if as_minihack:
-            _as_minihack_reads(files)
-    else:
-        raise PlaybenchError(f"{root}: Boxoban levels path not found")
+    base, files = _files_of(root)
+    if as_minihack and root.is_dir():
+        _as_minihack_reads(files)
     levels: list[Level] = []
     for file in files:
         part = official_set(file) if preset is not None else None

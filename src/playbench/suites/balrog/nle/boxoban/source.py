@@ -2,11 +2,14 @@
 
 import random
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+from playbench.core.datafiles import read_data_text
+from playbench.core.errors import PlaybenchError
 from playbench.core.seeding import derive_seed
 from playbench.suites.balrog.nle.boxoban.generator import generate
-from playbench.suites.balrog.nle.boxoban.level import Level, read_levels
+from playbench.suites.balrog.nle.boxoban.level import Level, level_files, parse_file, read_levels
 
 
 @lru_cache(maxsize=256)
@@ -23,6 +26,27 @@ def official(path: str, preset: str, as_minihack: bool) -> tuple[Level, ...]:
     ``as_minihack``: compat's reading, which also refuses files MiniHack would read otherwise (``read_levels``).
     """
     return tuple(read_levels(path, preset, as_minihack))
+
+
+def official_level(path: str, preset: str, level_id: str) -> Level:
+    """The level ``level_id`` (``FILE;N``, as ``read_levels`` names it) of the levels under ``path``.
+
+    Its file alone is read (a leaderboard row's Boxoban episode played again: ``--instances``); PlaybenchError
+    if there is no such level.
+    """
+    name = level_id.rpartition(";")[0]
+    base, files = level_files(path, preset)
+    found = next((file for file in files if file.relative_to(base).as_posix() == name), None)
+    if found is not None:
+        for level in _file_levels(str(found), name):
+            if level.level_id == level_id:
+                return level
+    raise PlaybenchError(f"Boxoban level {level_id[:80]!r}: no such level under {path} ({preset})")
+
+
+@lru_cache(maxsize=16)
+def _file_levels(file: str, name: str) -> tuple[Level, ...]:
+    return tuple(parse_file(read_data_text(Path(file), empty=None), name, file))
 
 
 def check_levels(params: Any, preset: str) -> None:
