@@ -235,6 +235,10 @@ def test_crafter_instances_play_their_worlds_and_the_clock_drawn_one_is_refused(
     assert all(r.options is not None and r.instance["seed"] == r.options["world"] for r in records), records
     out = _compared(row, run)
     assert out["tasks"]["balrog/crafter/default"]["paired"] and out["tasks"]["balrog/crafter/default"]["n"] == 6
+    claims = leaderboard_instances.Claims(row)  # what compare checks: the world claimed gives the episode's steps
+    first = records[0]
+    assert claims.episode(first.task, first.seed, first.options, first.instance) == "crafter/default/default_run_03.json"
+    assert claims.episode(first.task, first.seed, {"world": first.options["world"] + 1}, first.instance) is None
     # the same seeds played on playbench's own worlds pair with nothing of the row
     lines = tmp_path / "seeds.txt"
     lines.write_text("".join(f"balrog/crafter/default {r.seed}\n" for r in records))
