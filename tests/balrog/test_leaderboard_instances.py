@@ -239,6 +239,8 @@ def test_crafter_instances_play_their_worlds_and_the_clock_drawn_one_is_refused(
     first = records[0]
     assert claims.episode(first.task, first.seed, first.options, first.instance) == "crafter/default/default_run_03.json"
     assert claims.episode(first.task, first.seed, {"world": first.options["world"] + 1}, first.instance) is None
+    with pytest.raises(PlaybenchError, match="holds 6 of the 30 TextWorld episodes its summary counts"):
+        playbench.eval("balrog/textworld/treasure_hunter", agent="random", instances=row, log_dir=tmp_path / "none")
     # the same seeds played on playbench's own worlds pair with nothing of the row
     lines = tmp_path / "seeds.txt"
     lines.write_text("".join(f"balrog/crafter/default {r.seed}\n" for r in records))

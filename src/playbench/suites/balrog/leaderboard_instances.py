@@ -144,6 +144,11 @@ def _what_fixes(folder: Path, file: _File, row: leaderboard.Row,
     if file.env == "textworld":
         from playbench.suites.balrog.leaderboard_games import textworld_game
 
+        held = sum(1 for episodes in row.processes.values() for env, *_ in episodes if env == "textworld")
+        stated = _stated_episodes(folder, "textworld")
+        if stated is not None and stated > held:
+            return None, (f"the folder holds {held} of the {stated} TextWorld episodes its summary counts: the game "
+                          "of BALROG's per-process counter follows from every episode its worker played")
         try:
             return {"game": textworld_game(_played(file, []), row)}, None
         except NotVerifiable as exc:
@@ -151,6 +156,15 @@ def _what_fixes(folder: Path, file: _File, row: leaderboard.Row,
     if file.env == "crafter":
         return _crafter(folder, file, row)
     return None, submission.seed_problem(file.row)
+
+
+def _stated_episodes(folder: Path, env: str) -> int | None:
+    """The episodes of ``env`` the folder's ``<env>/<env>_summary.json`` counts (None: it states none)."""
+    try:
+        stated = submission.read_episode(folder, f"{env}/{env}_summary.json").get("episodes_played")
+    except (PlaybenchError, OSError):
+        return None
+    return stated if isinstance(stated, int) and not isinstance(stated, bool) else None
 
 
 def _played(file: _File, steps: list[leaderboard.Step], early: bool = False) -> leaderboard.Played:
