@@ -1,31 +1,64 @@
 """The Crafter episodes of a leaderboard row, re-played on the world BALROG's worker made.
 
-``crafter.Env(seed=None)`` draws its world seed from NumPy's global state when ``make_env``
-builds it, before the episode's seed is set. So the world follows from the state the worker was left in:
-``np.random.seed(s)`` of the worker's previous episode, plus the draws made since (the first import of
-BALROG's crafter module draws once, for a throw-away env). The candidates are the first draws after each
-seed recorded for the same worker; the one whose world gives the first recorded observations is taken. A
-worker's first episode draws from a seed made of the clock and the pid, recorded nowhere: not verifiable.
-BALROG's text of the world changed on 2025-04-24 (the facing cell was read transposed before); the
-episode is compared with the version whose text it shows. Crafter despawns one of a chunk's surplus
-creatures by its position in a Python ``set`` (memory addresses); playbench keeps a stable order, so a
-re-play that parts after such a choice is not verifiable from there.
+What decides a Crafter instance in BALROG (its evaluator and crafter 1.8.3, read from their code):
+
+- The world. ``make_env`` builds ``crafter.Env(seed=None)`` (``crafter_kwargs.seed: null``), which draws
+  ``np.random.randint(0, 2**31 - 1)`` from NumPy's global state, before ``run_episode`` seeds it with the
+  episode's seed; the first world of that env is ``hash((drawn, 1)) % (2**31 - 1)``. So the world follows
+  from the state the worker was left in: ``np.random.seed(s)`` of the worker's previous episode, plus the
+  draws made since (the first import of BALROG's crafter module draws once, for a throw-away
+  ``crafter.Env()``). The candidates are the first draws after each seed recorded for the same worker; the
+  one whose world gives the first recorded observations is taken. A worker's first episode draws after the
+  seed ``_worker`` gave the worker when it started, ``get_unique_seed(process_num=position)``: the first 32
+  bits of a SHA-256 of its pid, position and ``time.time_ns()``, recorded nowhere (every public BALROG
+  version; a run with one worker seeds nothing, so NumPy's global state is the one it seeded from OS entropy
+  at import, and its files name no worker). Such an episode is not verifiable.
+- The text. BALROG's text of the world changed on 2025-04-24 (the facing cell was read transposed
+  before); the episode is compared with the version whose text it shows.
+- The despawned creature. Every 10th step crafter balances each chunk's zombies, skeletons and cows: when
+  a chunk holds more than its target and a draw falls under the despawn chance, it removes
+  ``creatures[random.randint(0, n)]``, where ``creatures`` lists the chunk's ``set`` of objects in iteration
+  order. A set's order follows its members' hashes, which for crafter's objects are their memory addresses
+  (``object.__hash__``), so which creature goes is not a function of the seed (SmartPlay B12). The draws are
+  the same whichever creature goes (the removal is skipped when the one taken is too near the player), so
+  the re-play branches there: one copy of the engine per distinct outcome (each creature far enough away,
+  or none), each stepped on and kept while its observations, rewards and done agree with the record.
+  Each choice is taken as free (the order of a set that changed since an earlier choice is not modelled),
+  so the branches are a superset of what crafter could have done: all of them parting at step k is a
+  difference there. The search is bounded (``BEAM`` live branches, ``WORK`` engine steps an episode);
+  when it had to leave branches out, or passes its bound, the episode is not verifiable and the reason
+  says so.
 """
 
+import collections
+import copy
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from playbench.core.task import Task
 from playbench.core.verdict import NotVerifiable
-from playbench.suites.balrog.leaderboard import Played, Player, Row
+from playbench.suites.balrog.leaderboard import Played, Player, Row, valid, with_note
 from playbench.suites.balrog.leaderboard_games import compat_game, task_of
+from playbench.suites.crafter.engine import CrafterEngine
+from playbench.suites.crafter.prompts import ACTIONS
 
 #: How many draws after a worker's recorded seed a Crafter world seed may be (the crafter module's import
 #: draws one for a throw-away env; an episode of another environment may draw a few).
 CRAFTER_DRAWS = 4
 #: The first recorded steps a candidate Crafter world must give, all of them, to be taken as the episode's.
 CRAFTER_PROBE = 8
+#: The image sizes (pixels a side) BALROG's crafter may have rendered: crafter's default, and the public
+#: config's ``crafter_kwargs.size`` (every version since the public repository's first commit).
+IMAGE_SIZES = (64, 256)
+#: The public repository's first commit: rows before it ran a config that is not public.
+PUBLIC_SINCE = "2024-11-21"
+#: The most branches (engine copies that agree with the record so far) kept at once.
+BEAM = 64
+#: The most engine steps one episode's search may take, all branches together (a branch-free episode of
+#: 200 steps takes 200).
+WORK = 20_000
 
 
 def crafter_candidates(episode: Played, row: Row) -> list[int]:
@@ -79,140 +112,326 @@ def _seen(win: Any) -> str:
     return "You see:\n" + "\n".join(lines)
 
 
-class CrafterPlayer:
-    """Crafter on a given world seed, with BALROG's text of the versions still consistent with the record."""
+class BranchingEngine(CrafterEngine):
+    """The engine whose chunk balancing takes the despawned creature from a script of picks.
 
-    def __init__(self, task: Task, world: int, versions: tuple[int, ...] = (0, 1)) -> None:
+    Each despawn whose outcome depends on a set's order (two outcomes or more: one per creature far enough
+    away, plus none when a nearer one may be drawn) takes ``script[i]`` for the step's i-th such despawn
+    (the first outcome once the script runs out) and appends its number of outcomes to ``arities``.
+    Creatures are otherwise taken in a stable order (their index in the world's object list).
+    """
+
+    script: tuple[int, ...] = ()
+    arities: list[int]
+
+    def step(self, action: int) -> tuple[Any, float, bool, dict[str, Any]]:
+        """Crafter's step, then the second image BALROG's wrapper renders.
+
+        ``CrafterLanguageWrapper.process_obs`` renders the frame again after each step: at night its noise is
+        drawn from the world's generator a second time.
+        """
+        stepped = super().step(action)
+        if self._world.daylight < 0.5:
+            self._world.random.uniform(32, 127, self._noise_shape)
+        return stepped
+
+    def _balance_object(self, chunk: Any, objs: Any, cls: Any, material: str, span: int, despan: int,
+                        spawn: float, despawn: float, ctor: Any, target_fn: Any) -> None:
+        ordered = self._chosen_placed(list(objs), chunk, cls, material, despan, despawn, target_fn)
+        # crafter's own balancing (skipping CrafterEngine's stable order: the order matters only where chosen)
+        super(CrafterEngine, self)._balance_object(chunk, ordered, cls, material, span, despan, spawn, despawn,
+                                                   ctor, target_fn)
+
+    def _chosen_placed(self, objs: list[Any], chunk: Any, cls: Any, material: str, despan: int, despawn: float,
+                       target_fn: Any) -> list[Any]:
+        """The objects, the scripted creature placed where crafter's coming draw will take it."""
+        creatures = [obj for obj in objs if isinstance(obj, cls)]
+        count = len(creatures)
+        if count < 2 or count <= int(target_fn(count, self._world.mask(*chunk, material).sum())[1]):
+            return objs  # no despawn can come (a spawn needs fewer creatures than any despawn)
+        random = self._world.random
+        state = random.get_state()
+        drawn, at = random.uniform(), int(random.randint(0, count))  # crafter's two draws, only peeked
+        random.set_state(state)
+        if drawn >= despawn:
+            return objs
+        obj_map = self._world._obj_map
+        creatures.sort(key=lambda obj: int(obj_map[obj.pos[0], obj.pos[1]]))  # outcomes in a stable order
+        near = [obj for obj in creatures if self._player.distance(obj.pos) < despan]
+        outcomes = [obj for obj in creatures if not any(obj is n for n in near)] + near[:1]
+        if len(outcomes) < 2:
+            return objs  # whichever is drawn, the outcome is the same
+        pick = self.script[len(self.arities)] if len(self.arities) < len(self.script) else 0
+        self.arities.append(len(outcomes))
+        chosen = outcomes[pick]
+        others = [obj for obj in creatures if obj is not chosen]
+        return [obj for obj in objs if not isinstance(obj, cls)] + others[:at] + [chosen] + others[at:]
+
+
+@dataclass
+class Branch:
+    """One engine copy that agrees with the record so far, and what is still open about it."""
+
+    engine: BranchingEngine
+    versions: tuple[int, ...]  # BALROG's texts still in play: 0 before 2025-04-24, 1 after
+    shapes: tuple[tuple[int, int], ...]  # the night noise's shapes still in play (the image size BALROG used)
+    picks: tuple[tuple[int, int, int], ...] = ()  # (recorded step, pick, outcomes) of each despawn choice
+
+
+def noise_shape(engine: CrafterEngine, size: int) -> tuple[int, int]:
+    """The shape of the noise crafter's local view draws at night for images of ``size`` pixels a side."""
+    grid = np.array(engine._local_view._grid)
+    unit = size // np.array(engine._view)
+    return int(grid[0] * unit[0]), int(grid[1] * unit[1])
+
+
+def _copy(engine: BranchingEngine) -> BranchingEngine:
+    """A copy of the engine's game state that shares nothing mutable with it (the textures, read-only, shared).
+
+    Made by hand (five times faster than ``copy.deepcopy``): the world with its maps, generator, object slots
+    and chunks; each object with its arrays, dicts and sets copied and its links (world, generator, player)
+    pointed at the copies; the views that read the world made again over the copy.
+    """
+    old = engine._world
+    world = copy.copy(old)
+    world._mat_map = old._mat_map.copy()
+    world._obj_map = old._obj_map.copy()
+    world.random = np.random.RandomState()
+    world.random.set_state(old.random.get_state())
+    twins: dict[int, Any] = {id(old): world, id(old.random): world.random}
+    world._objects = [None if obj is None else copy.copy(obj) for obj in old._objects]
+    twins.update((id(obj), twin) for obj, twin in zip(old._objects, world._objects, strict=True) if obj is not None)
+    for twin in world._objects:
+        if twin is not None:
+            for name, value in vars(twin).items():
+                setattr(twin, name, twins.get(id(value), _mutable_copy(value)))
+    world._chunks = collections.defaultdict(set, {key: {twins[id(obj)] for obj in members}
+                                                   for key, members in old._chunks.items()})
+    copied = copy.copy(engine)
+    copied._world = world
+    copied._player = twins[id(engine._player)]
+    copied._unlocked = set(engine._unlocked)
+    copied._local_view = copy.copy(engine._local_view)
+    copied._local_view._world = world
+    semantic = copy.copy(engine._sem_view.view)
+    semantic._world = world
+    copied._sem_view = copy.copy(engine._sem_view)  # the semantic map's cache, its own and empty
+    copied._sem_view.view = semantic
+    copied._sem_view._engine = copied
+    copied._sem_view.forget()
+    copied.arities = []
+    return copied
+
+
+def _mutable_copy(value: Any) -> Any:
+    """An attribute's own copy where it can change in place (arrays, dicts, sets); else the value itself."""
+    if isinstance(value, np.ndarray | dict | set):
+        return value.copy()
+    return value
+
+
+def _night_next(engine: CrafterEngine) -> bool:
+    """Whether the coming step is at night (its images draw noise), by crafter's own clock."""
+    engine._step += 1
+    engine._update_time()
+    night = bool(engine._world.daylight < 0.5)
+    engine._step -= 1
+    engine._update_time()
+    return night
+
+
+def _by_size(branch: Branch) -> list[Branch]:
+    """The branch, or one copy per image size still in play once the noise they draw differs (at night)."""
+    if len(branch.shapes) < 2 or not _night_next(branch.engine):
+        return [branch]
+    split = [Branch(_copy(branch.engine), branch.versions, (shape,), branch.picks) for shape in branch.shapes]
+    for one in split:
+        one.engine._noise_shape = one.shapes[0]
+    return split
+
+
+def _successors(branch: Branch, action: int, step: int) -> list[tuple[Branch, float, bool]]:
+    """The branch stepped once per combination of this step's despawn outcomes (one run when none)."""
+    engine = branch.engine
+    if (engine.step_count + 1) % 10:  # crafter balances chunks every 10th step only
+        engine.script, engine.arities = (), []
+        _, reward, done, _ = engine.step(action)
+        return [(branch, float(reward), bool(done))]
+    saved = _copy(engine)
+    scripts: list[tuple[int, ...]] = [()]
+    found: list[tuple[Branch, float, bool]] = []
+    while scripts:
+        script = scripts.pop()
+        run = engine if not found else _copy(saved)
+        run.script, run.arities = script, []
+        _, reward, done, _ = run.step(action)
+        picks = script + (0,) * (len(run.arities) - len(script))
+        for i in range(len(script), len(run.arities)):
+            scripts.extend(picks[:i] + (other,) for other in range(1, run.arities[i]))
+        chosen = tuple((step, pick, of) for pick, of in zip(picks, run.arities, strict=True))
+        found.append((Branch(run, branch.versions, branch.shapes, branch.picks + chosen), float(reward), bool(done)))
+    return found
+
+
+#: Object attributes that are links, not state (the world, its generator, a zombie's player).
+_LINKS = frozenset({"world", "random", "player"})
+
+
+def _value(value: Any) -> Any:
+    """An attribute as a hashable value."""
+    if isinstance(value, np.ndarray):
+        return value.tobytes()
+    if isinstance(value, dict):
+        return tuple(value.items())
+    if isinstance(value, set | frozenset):
+        return tuple(sorted(value))
+    return value
+
+
+def state_key(branch: Branch) -> tuple[Any, ...]:
+    """Everything a branch's future depends on: equal keys are the same game from here on.
+
+    The world's materials and generator, each object slot (class and every attribute), the order its chunks
+    are balanced in, the engine's step and unlocked achievements, and the noise shapes still in play.
+    """
+    engine = branch.engine
+    world = engine._world
+    state = world.random.get_state()
+    objects = tuple(None if obj is None else (type(obj).__name__, tuple(
+        (name, _value(value)) for name, value in sorted(vars(obj).items()) if name not in _LINKS))
+        for obj in world._objects)
+    return (world._mat_map.tobytes(), state[1].tobytes(), int(state[2]), int(state[3]), float(state[4]),
+            objects, tuple(world._chunks), engine._step, engine._last_health, _value(engine._unlocked),
+            branch.shapes)
+
+
+def _distinct(kept: list[tuple[Branch, str]]) -> list[tuple[Branch, str]]:
+    """One branch per game state, in order (the same state reached by other choices: either text version)."""
+    if len(kept) < 2:
+        return kept
+    quick = [_quick_key(branch) for branch, _ in kept]  # the generator, where each object is
+    counts = collections.Counter(quick)
+    seen: dict[tuple[Any, ...], Branch] = {}
+    distinct: list[tuple[Branch, str]] = []
+    for (branch, text), key in zip(kept, quick, strict=True):
+        if counts[key] > 1:  # the full key only where quick ones meet
+            key += state_key(branch)
+        if key in seen:
+            seen[key].versions = tuple(sorted(set(seen[key].versions) | set(branch.versions)))
+            continue
+        seen[key] = branch
+        distinct.append((branch, text))
+    return distinct
+
+
+def _quick_key(branch: Branch) -> tuple[Any, ...]:
+    """Part of ``state_key``, quick to make: the generator's state and the object slot at each cell."""
+    world = branch.engine._world
+    state = world.random.get_state()
+    return int(state[2]), state[1].tobytes(), world._obj_map.tobytes()
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+class CrafterSearch:
+    """The re-play ``leaderboard`` steps: every branch of crafter's despawn choices that agrees with the record.
+
+    ``step`` returns the values of a branch that gives the recorded step (the first such), or those of the
+    first branch when none does (the caller then reports the difference); it raises NotVerifiable when the
+    search left branches out before, or passes its work bound.
+    """
+
+    def __init__(self, task: Task, world: int, episode: Played, row: Row) -> None:
         self.game = compat_game(task, {})
         self.game.reset(seed=world)  # crafter.Env(seed=world)'s first world, and the reset's noop
+        engine = self.game.engine
+        engine.__class__ = BranchingEngine  # the same engine and state; its balancing takes scripted picks
         self.legal: list[str] | None = self.game.legal_actions()
         self.default: str = self.game.default_action
         self.limit: int = task.facts.max_steps
-        self.versions = versions  # 0: before 2025-04-24, 1: after; narrowed as the texts part
-        self.steps = 0
-        self.ambiguous: tuple[int, int] | None = None  # (step, creatures) of the first set-order despawn
-        self._watch_despawns()
-
-    def _watch_despawns(self) -> None:
-        engine = self.game.engine
-        original = engine._balance_object
-
-        def balance(chunk: Any, objs: Any, cls: Any, material: str, span: int, despan: int, spawn: float,
-                    despawn: float, ctor: Any, target_fn: Any) -> None:
-            if self.ambiguous is None:
-                self._check_despawn(engine, chunk, objs, cls, material, despan, despawn, target_fn)
-            original(chunk, objs, cls, material, span, despan, spawn, despawn, ctor, target_fn)
-
-        engine._balance_object = balance
-
-    def _check_despawn(self, engine: Any, chunk: Any, objs: Any, cls: Any, material: str, despan: int,
-                       despawn: float, target_fn: Any) -> None:
-        """Note a despawn whose victim depends on the set's order: two creatures or more, one of them away."""
-        creatures = [obj for obj in objs if isinstance(obj, cls)]
-        if len(creatures) < 2:
-            return
-        low, high = target_fn(len(creatures), engine._world.mask(*chunk, material).sum())
-        if len(creatures) < int(low) or len(creatures) <= int(high):
-            return
-        random = engine._world.random
-        state = random.get_state()
-        draw = random.uniform()
-        random.set_state(state)  # only peeked: the engine draws it itself
-        if draw < despawn and any(engine._player.distance(obj.pos) >= despan for obj in creatures):
-            self.ambiguous = (self.steps, len(creatures))
-
-    def texts(self) -> tuple[str, ...]:
-        """The text of each version still in play."""
-        both = crafter_texts(self.game.engine)
-        return tuple(both[v] for v in self.versions)
-
-    def step(self, action: str) -> tuple[str, float, bool]:
-        """One action; the text of the first version still in play (narrowed by ``keep``)."""
-        _, reward, terminated, truncated, _ = self.game.step(action)
-        self.steps += 1
-        return self.texts()[0], float(reward), bool(terminated or truncated)
-
-    def keep(self, recorded: str) -> None:
-        """Keep only the versions whose text is the recorded one (all of them when none is)."""
-        texts = crafter_texts(self.game.engine)
-        matching = tuple(v for v in self.versions if texts[v] == recorded)
-        if matching:
-            self.versions = matching
-
-    def progression(self) -> float:
-        """Achievements unlocked of 22 (BALROG's score tracker)."""
-        return float(self.game.progression())
-
-    def close(self) -> None:
-        """Close the game."""
-        self.game.close()
-
-
-def _prefix(task: Task, world: int, episode: Played, row: Row, count: int) -> int:
-    """How many of the first ``count`` recorded steps the world gives (either text version)."""
-    from playbench.suites.balrog.leaderboard import valid, with_note
-
-    player = CrafterPlayer(task, world)
-    try:
-        for k, step in enumerate(episode.steps[:count]):
-            action = step.answer if valid(step.answer, player.legal) else player.default
-            _, reward, done = player.step(action)
-            texts = [with_note(row.style, episode.early, step.answer, action, t) if action != step.answer else t
-                     for t in crafter_texts(player.game.engine)]
-            if step.observation not in texts or float(step.reward) != reward or step.done != str(done):
-                return k
-        return count
-    finally:
-        player.close()
-
-
-class ReplayedCrafter:
-    """The player ``leaderboard`` steps: narrows the text version each step, and names set-order despawns."""
-
-    def __init__(self, player: CrafterPlayer, episode: Played, row: Row) -> None:
-        self.player = player
-        self.legal = player.legal
-        self.default = player.default
-        self.limit = player.limit
-        self._steps = episode.steps
+        sizes = IMAGE_SIZES if row.date is None or row.date < PUBLIC_SINCE else IMAGE_SIZES[1:]
+        self.branches = [Branch(engine, (0, 1), tuple(noise_shape(engine, size) for size in sizes))]
+        engine._noise_shape = self.branches[0].shapes[0]
+        self.parted = False  # no branch gave the latest step
+        self.work = 0  # engine steps taken, all branches
+        self.widest = 1  # the most branches that agreed at once
+        self._left_out: int | None = None  # the step where branches past BEAM were left out
         self._episode = episode
         self._row = row
         self._k = 0
 
     def step(self, action: str) -> tuple[str, float, bool]:
-        """One action; the text of the version that gives the recorded one, where one does."""
-        from playbench.suites.balrog.leaderboard import with_note
-
-        step = self._steps[self._k]
-        _, reward, done = self.player.step(action)
-        recorded = step.observation
-        if action != step.answer:  # the note is compared by the caller; the versions by the text after it
-            texts = crafter_texts(self.player.game.engine)
-            noted = [with_note(self._row.style, self._episode.early, step.answer, action, t) for t in texts]
-            for version, text in enumerate(noted):
-                if text == recorded:
-                    recorded = texts[version]
-        self.player.keep(recorded)
-        text = self.player.texts()[0]
+        """One recorded step on every branch; the branches that give it are kept (at most BEAM)."""
+        record = self._episode.steps[self._k]
+        index = ACTIONS.index(action)
+        stepped = [s for branch in self.branches for one in _by_size(branch) for s in _successors(one, index, self._k)]
+        self.work += len(stepped)
+        if self.work > WORK:
+            raise NotVerifiable(f"the search over crafter's set-order despawn choices passed its bound of {WORK} "
+                                f"engine steps at step {self._k} ({len(stepped)} branches agreed with the record "
+                                "so far)")
+        kept: list[tuple[Branch, str]] = []
+        for branch, reward, done in stepped:
+            versions, text = self._agreeing(branch, record, action, reward, done)
+            if versions:
+                branch.versions = versions
+                kept.append((branch, text))
+        kept = _distinct(kept)
         self._k += 1
-        if self.player.ambiguous is not None and text != recorded:
-            at, creatures = self.player.ambiguous
-            raise NotVerifiable(f"at step {at} crafter despawned one of {creatures} creatures by their order in a "
-                                "Python set (memory addresses, not reproducible: SmartPlay B12); the re-play parts "
-                                f"from step {self._k - 1} (the steps before agree)")
-        return text, reward, done
+        if not kept:
+            self.parted = True
+            if self._left_out is not None:
+                raise NotVerifiable(f"more than {BEAM} choices of despawned creatures agreed with the record at step "
+                                    f"{self._left_out} and only {BEAM} were kept; all of those part at step "
+                                    f"{self._k - 1} (the steps before agree)")
+            branch, reward, done = stepped[0]
+            return crafter_texts(branch.engine)[branch.versions[0]], reward, done
+        self.widest = max(self.widest, len(kept))
+        if len(kept) > BEAM and self._left_out is None:
+            self._left_out = self._k - 1
+        self.branches = [branch for branch, _ in kept[:BEAM]]
+        _, reward, done = next(s for s in stepped if s[0] is self.branches[0])
+        return kept[0][1], reward, done
+
+    def _agreeing(self, branch: Branch, record: Any, action: str, reward: float,
+                  done: bool) -> tuple[tuple[int, ...], str]:
+        """The branch's text versions that give the recorded step, and its text (without a note)."""
+        if _number(record.reward) != reward or record.done != str(done):
+            return (), ""
+        texts = crafter_texts(branch.engine)
+        noted = action != record.answer  # an invalid answer: the note, then the text
+        versions = tuple(v for v in branch.versions
+                         if (with_note(self._row.style, self._episode.early, record.answer, action, texts[v])
+                             if noted else texts[v]) == record.observation)
+        return versions, texts[versions[0]] if versions else ""
 
     def recorded(self, text: str) -> str:
         """The whole recorded text."""
         return text
 
     def progression(self) -> float:
-        """Achievements unlocked of 22."""
-        return self.player.progression()
+        """Achievements unlocked of 22 (BALROG's score tracker): the recorded one where a branch gives it."""
+        values = [len(b.engine.unlocked()) / 22 for b in self.branches]
+        recorded = self._episode.data.get("progression")
+        return float(recorded) if recorded in values else values[0]
 
     def close(self) -> None:
         """Close the game."""
-        self.player.close()
+        self.game.close()
+
+
+def _agrees(search: CrafterSearch, episode: Played, count: int) -> bool:
+    """Whether the search's world gives the first ``count`` recorded steps."""
+    for step in episode.steps[:count]:
+        search.step(step.answer if valid(step.answer, search.legal) else search.default)
+        if search.parted:
+            return False
+    return True
 
 
 def open_crafter(episode: Played, row: Row) -> Player:
@@ -223,8 +442,14 @@ def open_crafter(episode: Played, row: Row) -> Player:
                             "worker's NumPy state")
     count = min(len(episode.steps), CRAFTER_PROBE)
     for world in crafter_candidates(episode, row):
-        if _prefix(task, world, episode, row, count) == count:
-            return ReplayedCrafter(CrafterPlayer(task, world), episode, row)
+        probe = CrafterSearch(task, world, episode, row)
+        try:
+            found = _agrees(probe, episode, count)
+        finally:
+            probe.close()
+        if found:
+            return CrafterSearch(task, world, episode, row)
     raise NotVerifiable(f"world seed drawn from the clock: no seed recorded for its worker ({episode.process}) "
-                        "gives its world, so it is the worker's first episode (BALROG seeds a worker's NumPy "
-                        "state from the time and pid, recorded nowhere) or follows an episode that left no file")
+                        "gives its world, so it is the worker's first episode (BALROG seeds a worker's NumPy state "
+                        "with a SHA-256 of its pid and the clock's nanoseconds when it starts, recorded nowhere) "
+                        "or follows an episode that left no file")
