@@ -130,6 +130,7 @@ class BranchingEngine(CrafterEngine):
         ``CrafterLanguageWrapper.process_obs`` renders the frame again after each step: at night its noise is
         drawn from the world's generator a second time.
         """
+        self.arities = []
         stepped = super().step(action)
         if self._world.daylight < 0.5:
             self._world.random.uniform(32, 127, self._noise_shape)
@@ -178,6 +179,14 @@ class Branch:
     picks: tuple[tuple[int, int, int], ...] = ()  # (recorded step, pick, outcomes) of each despawn choice
 
 
+def root_branch(engine: CrafterEngine, sizes: tuple[int, ...]) -> Branch:
+    """The one branch of a fresh episode's engine (made a BranchingEngine in place), either text version."""
+    engine.__class__ = BranchingEngine  # the same engine and state; its balancing takes scripted picks
+    branch = Branch(engine, (0, 1), tuple(noise_shape(engine, size) for size in sizes))
+    engine._noise_shape = branch.shapes[0]
+    return branch
+
+
 def noise_shape(engine: CrafterEngine, size: int) -> tuple[int, int]:
     """The shape of the noise crafter's local view draws at night for images of ``size`` pixels a side."""
     grid = np.array(engine._local_view._grid)
@@ -219,7 +228,6 @@ def _copy(engine: BranchingEngine) -> BranchingEngine:
     copied._sem_view.view = semantic
     copied._sem_view._engine = copied
     copied._sem_view.forget()
-    copied.arities = []
     return copied
 
 
@@ -250,11 +258,11 @@ def _by_size(branch: Branch) -> list[Branch]:
     return split
 
 
-def _successors(branch: Branch, action: int, step: int) -> list[tuple[Branch, float, bool]]:
+def successors(branch: Branch, action: int, step: int) -> list[tuple[Branch, float, bool]]:
     """The branch stepped once per combination of this step's despawn outcomes (one run when none)."""
     engine = branch.engine
     if (engine.step_count + 1) % 10:  # crafter balances chunks every 10th step only
-        engine.script, engine.arities = (), []
+        engine.script = ()
         _, reward, done, _ = engine.step(action)
         return [(branch, float(reward), bool(done))]
     saved = _copy(engine)
@@ -263,7 +271,7 @@ def _successors(branch: Branch, action: int, step: int) -> list[tuple[Branch, fl
     while scripts:
         script = scripts.pop()
         run = engine if not found else _copy(saved)
-        run.script, run.arities = script, []
+        run.script = script
         _, reward, done, _ = run.step(action)
         picks = script + (0,) * (len(run.arities) - len(script))
         for i in range(len(script), len(run.arities)):
@@ -349,14 +357,11 @@ class CrafterSearch:
     def __init__(self, task: Task, world: int, episode: Played, row: Row) -> None:
         self.game = compat_game(task, {})
         self.game.reset(seed=world)  # crafter.Env(seed=world)'s first world, and the reset's noop
-        engine = self.game.engine
-        engine.__class__ = BranchingEngine  # the same engine and state; its balancing takes scripted picks
+        sizes = IMAGE_SIZES if row.date is None or row.date < PUBLIC_SINCE else IMAGE_SIZES[1:]
+        self.branches = [root_branch(self.game.engine, sizes)]
         self.legal: list[str] | None = self.game.legal_actions()
         self.default: str = self.game.default_action
         self.limit: int = task.facts.max_steps
-        sizes = IMAGE_SIZES if row.date is None or row.date < PUBLIC_SINCE else IMAGE_SIZES[1:]
-        self.branches = [Branch(engine, (0, 1), tuple(noise_shape(engine, size) for size in sizes))]
-        engine._noise_shape = self.branches[0].shapes[0]
         self.parted = False  # no branch gave the latest step
         self.work = 0  # engine steps taken, all branches
         self.widest = 1  # the most branches that agreed at once
@@ -369,7 +374,7 @@ class CrafterSearch:
         """One recorded step on every branch; the branches that give it are kept (at most BEAM)."""
         record = self._episode.steps[self._k]
         index = ACTIONS.index(action)
-        stepped = [s for branch in self.branches for one in _by_size(branch) for s in _successors(one, index, self._k)]
+        stepped = [s for branch in self.branches for one in _by_size(branch) for s in successors(one, index, self._k)]
         self.work += len(stepped)
         if self.work > WORK:
             raise NotVerifiable(f"the search over crafter's set-order despawn choices passed its bound of {WORK} "

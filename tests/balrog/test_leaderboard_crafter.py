@@ -1,0 +1,165 @@
+"""The Crafter re-play of a leaderboard row searches crafter's set-order despawn choices (``leaderboard_crafter``).
+
+A record is made with playbench's own branching engine on a real Crafter world, taking a despawn outcome
+that crafter's stable order would not take; the re-play finds that branch and verifies the episode, and an
+observation changed after the despawn is a difference at its step. Then the shared Llama-3.2-1B row's
+shortest Crafter episode (gated on ``PLAYBENCH_TEST_DATA``): verified, and differing where a cell changes.
+"""
+
+import asyncio
+import copy
+import csv
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from playbench.api.verify import verify
+from playbench.core.registry import find_task
+from playbench.suites.balrog import leaderboard
+from playbench.suites.balrog.leaderboard import Played, Row, Step
+from playbench.suites.balrog.leaderboard_crafter import (
+    Branch,
+    _copy,
+    crafter_candidates,
+    crafter_texts,
+    open_crafter,
+    root_branch,
+    successors,
+)
+from playbench.suites.balrog.leaderboard_games import compat_game
+from playbench.suites.crafter.engine import world_fingerprint
+from playbench.suites.crafter.prompts import ACTIONS
+
+#: The worker's recorded seed before the episode (its world is the first draw after it), the answers'
+#: generator, the step whose despawn is taken otherwise (6 outcomes; the branch listed second), and where
+#: crafter's stable order shows it (found with the same code: this world and walk's first choice the text shows).
+WORKER_SEED, WALK_SEED, CHOICE_STEP, OTHER_PICK, SHOWN_AT = 3, 3, 8, 1, 74
+MOVES = ["Move West", "Move East", "Move North", "Move South", "Noop", "Do"]
+ROW = Row(Path("."), "2025-06-01", "plain", {"ForkProcess-2": [("crafter", "default", 0, WORKER_SEED),
+                                                                ("crafter", "default", 1, 77)]})
+
+
+def _start() -> tuple[object, Branch]:
+    task = find_task("balrog/crafter/default")
+    assert task is not None
+    game = compat_game(task, {})
+    game.reset(seed=int(np.random.RandomState(WORKER_SEED).randint(0, 2**31 - 1)))
+    return game, root_branch(game.engine, (256,))
+
+
+def _record(pick_at: int, pick: int) -> tuple[Played, tuple[int, ...]]:
+    """The episode as BALROG would have written it had crafter's set taken the ``pick``-th branch at step
+    ``pick_at`` (the stable order's elsewhere), and the picks that branch made there."""
+    rng = np.random.default_rng(WALK_SEED)
+    answers = [str(rng.choice(MOVES)) for _ in range(400)]
+    game, branch = _start()
+    steps: list[Step] = []
+    for k, answer in enumerate(answers):
+        stepped = successors(branch, ACTIONS.index(answer), k)
+        branch, reward, done = stepped[pick if k == pick_at else 0]
+        steps.append(Step(str(k), answer, crafter_texts(branch.engine)[1], str(reward), str(done)))
+        if done:
+            break
+    progression = len(branch.engine.unlocked()) / 22
+    made = tuple(p for k, p, _ in branch.picks if k == pick_at)
+    game.close()  # type: ignore[attr-defined]
+    data = {"process_num": "ForkProcess-2", "num_steps": len(steps), "progression": progression}
+    return Played("crafter", "default", "balrog/crafter/default", "balrog/crafter/default", 1, 77, data, steps,
+                  early=False), made
+
+
+def _replayed(episode: Played) -> leaderboard.Difference | None:
+    return asyncio.run(leaderboard.replay(episode, ROW, open_crafter))
+
+
+def test_world_is_the_draw_after_the_workers_seed() -> None:
+    episode, _ = _record(-1, 0)
+    assert crafter_candidates(episode, ROW)[0] == np.random.RandomState(WORKER_SEED).randint(0, 2**31 - 1)
+
+
+def test_search_finds_the_recorded_despawn() -> None:
+    episode, made = _record(CHOICE_STEP, OTHER_PICK)
+    stable, _ = _record(-1, 0)
+    assert made and any(made)  # not the stable order's choice
+    first = next(k for k, (a, b) in enumerate(zip(episode.steps, stable.steps, strict=False)) if a != b)
+    assert first == SHOWN_AT  # crafter's stable order alone would part there
+    assert episode.steps[-1].done == "True"
+    assert _replayed(episode) is None  # verified, to its end, progression and step count
+    player = open_crafter(episode, ROW)
+    try:
+        for step in episode.steps:
+            player.step(step.answer)
+        assert not player.parted  # type: ignore[attr-defined]
+        kept = [tuple(p for k, p, _ in b.picks if k == CHOICE_STEP) for b in player.branches]  # type: ignore[attr-defined]
+        assert made in kept and all(any(picks) for picks in kept)  # the stable order's branch was dropped
+    finally:
+        player.close()
+
+
+def test_changed_observation_after_the_despawn_differs_at_its_step() -> None:
+    episode, _ = _record(CHOICE_STEP, OTHER_PICK)
+    at = 40
+    episode.steps[at] = replace(episode.steps[at], observation=episode.steps[at].observation + " ")
+    difference = _replayed(episode)
+    assert difference is not None
+    assert (difference.field, difference.step) == ("Observation", at)
+
+
+def test_copy_shares_no_state() -> None:
+    game, branch = _start()
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        branch.engine.step(int(rng.integers(0, 5)))
+    before = world_fingerprint(branch.engine)
+    mine, theirs = _copy(branch.engine), copy.deepcopy(branch.engine, {id(branch.engine._textures): branch.engine._textures})
+    actions = [int(a) for a in rng.integers(0, len(ACTIONS), 300)]  # through the night: noise draws too
+    for action in actions:
+        mine.step(action)
+        theirs.step(action)
+    assert world_fingerprint(branch.engine) == before
+    assert world_fingerprint(mine) == world_fingerprint(theirs)
+    assert crafter_texts(mine) == crafter_texts(theirs)
+    game.close()  # type: ignore[attr-defined]
+
+
+# -- the shared leaderboard row -------------------------------------------------------------------------------
+
+LLM_ROW = Path("balrog-leaderboard/LLM/20241030_naive-Llama-3.2-1B-Instruct")
+EPISODE = "crafter/default/default_run_07.csv"
+
+
+def _row_with_one_episode(source: Path, target: Path) -> Path:
+    """Every episode file of the row (the workers' seeds) with the steps of Crafter's episode 7 only."""
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("*.csv", "summary.json"))
+    shutil.copy(source / EPISODE, target / EPISODE)
+    return target
+
+
+def _counts(notes: list[str]) -> dict[str, str]:
+    return {note.split(":")[0]: note.split(": ", 1)[1] for note in notes if " verified, " in note}
+
+
+def test_shared_row_episode_verified(shared_data: Path, tmp_path: Path) -> None:
+    row = _row_with_one_episode(shared_data / LLM_ROW, tmp_path / "row")
+    result = verify(str(row))
+    assert _counts(result.notes)["crafter"] == "1 verified, 0 differing, 9 not verifiable"
+    [finding] = [f for f in result.findings if f.verdict == "verified"]
+    assert finding.name == "balrog/crafter/default #7"
+
+
+def test_shared_row_changed_observation_differs(shared_data: Path, tmp_path: Path) -> None:
+    row = _row_with_one_episode(shared_data / LLM_ROW, tmp_path / "row")
+    path = row / EPISODE
+    with path.open(newline="", encoding="utf-8") as fh:
+        table = list(csv.reader(fh, escapechar="˘"))
+    at = table[0].index("Observation")
+    table[51][at] = table[51][at].replace("You face", "You  face")  # step 50, after despawn choices
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh, escapechar="˘", quoting=csv.QUOTE_MINIMAL).writerows(table)
+    result = verify(str(row))
+    [finding] = [f for f in result.findings if f.verdict == "differs"]
+    assert finding.name == "balrog/crafter/default #7"
+    assert finding.difference is not None
+    assert (finding.difference.field, finding.difference.step) == ("Observation", 50)
