@@ -109,7 +109,7 @@ def timed(name: str, run: Callable[[int], None], repeat: int) -> None:
 def board(folders: list[Path], root: Path, repeat: int, pairs: int | None) -> None:
     """Time the board of ``folders`` (the first one as yours) and check its rows (and pairs, when known)."""
     from playbench.api import formats
-    from playbench.report.board import Source, write_board
+    from playbench.report.board import Given, write_board
     from playbench.report.compare import Folder
 
     def whole(i: int) -> None:
@@ -118,9 +118,9 @@ def board(folders: list[Path], root: Path, repeat: int, pairs: int | None) -> No
 
     def inside(i: int) -> None:
         read = formats.compared(tuple(folders), {})
-        sources: list[tuple[Source, bool]] = [(Folder(path, *found), k == 0) for k, (path, found)
-                                              in enumerate(zip(folders, read, strict=True)) if found is not None]
-        write_board(sources, root / f"inside-{i}")
+        given = [Given(Folder(path, *found), k == 0) for k, (path, found) in enumerate(zip(folders, read, strict=True))
+                 if found is not None]
+        write_board(given, root / f"inside-{i}")
 
     timed("playbench board (whole command)", whole, repeat)
     timed("write_board (reading included)", inside, repeat)

@@ -192,12 +192,13 @@ def test_pairs_are_compares_figures(rows: dict[str, Path], tmp_path: Path) -> No
             data["progression"] = float(rng.choice([0.0, 0.25, 1.0])) if k else round(float(rng.uniform()), 2)
             path.write_text(json.dumps(data))
         copies.append(copy)
-    sources = open_rows([rows["run"], rows["hostile"], *copies], {})
-    write_board([(s, k == 0) for k, s in enumerate(sources)], tmp_path / "site")
+    given, left = open_rows([(rows["run"], False), (rows["hostile"], False), *((c, False) for c in copies)], {}, 1)
+    assert not left
+    write_board(given, tmp_path / "site")
     pairs = json.loads((tmp_path / "site" / "board.json").read_text())["pairs"]
     assert len(pairs) == 10 and len({p["overall"]["mean_diff"] for p in pairs}) >= 6
     for pair in pairs:
-        expected = compare(sources[pair["a"]], sources[pair["b"]])
+        expected = compare(given[pair["a"]].source, given[pair["b"]].source)
         shown = {k: v for k, v in expected["overall"].items() if k in pair["overall"]}
         assert len(shown) >= 11 and pair["overall"] == json.loads(json.dumps(shown)), pair
         assert pair["protocol"] == json.loads(json.dumps(expected["protocol"]))

@@ -3,6 +3,7 @@
 import os
 import stat
 import webbrowser
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -13,14 +14,23 @@ from playbench.cli.compare_cmd import _settings as parse_settings
 from playbench.core.errors import PlaybenchError
 from playbench.log import is_run
 from playbench.log.read import RunLog, read_run
+from playbench.report.board import Given, LeftOut
 from playbench.report.compare import Folder
 
 #: How deep ``--with`` looks inside a folder that is no row itself (``submissions/LLM/<row>``: two levels).
 SEARCH_DEPTH = 2
 
 
-def _rows_below(folder: Path, depth: int = SEARCH_DEPTH) -> list[Path]:
-    """The runs and declared-format folders inside ``folder``, sorted (symbolic links are never followed)."""
+def _is_row(path: Path) -> bool:
+    """Whether ``path`` is a run or a folder of a declared format (a folder two formats claim: PlaybenchError)."""
+    return is_run(path) or formats.format_of(path) is not None
+
+
+def _rows_below(folder: Path, left: list[LeftOut], depth: int = SEARCH_DEPTH) -> list[Path]:
+    """The runs and declared-format folders inside ``folder``, sorted (symbolic links are never followed).
+
+    A folder that cannot be told apart (two formats claim it) is added to ``left`` with why, not searched.
+    """
     found: list[Path] = []
     try:
         with os.scandir(folder) as entries:
@@ -28,41 +38,79 @@ def _rows_below(folder: Path, depth: int = SEARCH_DEPTH) -> list[Path]:
     except OSError as exc:
         raise PlaybenchError(f"cannot read {folder}: {exc.strerror or exc}") from None
     for child in children:
-        if is_run(child) or formats.format_of(child) is not None:
+        try:
+            row = _is_row(child)
+        except PlaybenchError as exc:
+            left.append(LeftOut(str(child), str(exc)))
+            continue
+        if row:
             found.append(child)
         elif depth > 1:
-            found += _rows_below(child, depth - 1)
+            found += _rows_below(child, left, depth - 1)
     return found
 
 
-def _expand(given: tuple[str, ...], yours: list[Path]) -> list[Path]:
-    """Each ``--with`` path: a row itself, or a folder of rows (a leaderboard's ``submissions/``).
+def _expand(given: tuple[str, ...], yours: list[Path], left: list[LeftOut]) -> list[tuple[Path, bool]]:
+    """Each ``--with`` path as ``(row, found by a search)``: a row itself, or the rows of a folder holding them.
 
-    A row a folder search finds that is one of ``yours`` is left to its place among yours.
+    A row a folder search finds that is one of ``yours`` is left to its place among yours; one found that
+    cannot be told apart goes to ``left``.
     """
-    out: list[Path] = []
+    out: list[tuple[Path, bool]] = []
     mine = {path.resolve() for path in yours}
     for text in given:
         path = Path(text)
-        if is_run(path) or formats.format_of(path) is not None:
-            out.append(path)
+        if _is_row(path):
+            out.append((path, False))
             continue
         try:
             folder = stat.S_ISDIR(os.lstat(path).st_mode)
         except OSError:
             folder = False
-        rows = _rows_below(path) if folder else []
-        if not rows:
+        before = len(left)
+        rows = _rows_below(path, left) if folder else []
+        if not rows and len(left) == before:
             raise PlaybenchError(f"{path} is neither a run, nor a folder compare reads, nor a folder holding such "
                                  f"rows ({SEARCH_DEPTH} levels down)")
-        out += [row for row in rows if row.resolve() not in mine]
+        out += [(row, True) for row in rows if row.resolve() not in mine]
     return out
 
 
-def open_rows(paths: list[Path], settings: dict[str, str]) -> list[RunLog | Folder]:
-    """Each path as a run, or as a folder a suite's format reads for compare (one line when it is neither)."""
-    read = formats.compared(tuple(paths), settings)
-    return [read_run(path) if found is None else Folder(path, *found) for path, found in zip(paths, read, strict=True)]
+def open_row(path: Path, settings: Mapping[str, str]) -> RunLog | Folder:
+    """The path as a run, or as a folder a suite's format reads for compare, given the ``-S`` settings it declares."""
+    found = formats.format_of(path)
+    given = {name: value for name, value in settings.items() if found is not None and name in found[1].options}
+    read = formats.compared((path,), given)[0]
+    return read_run(path) if read is None else Folder(path, *read)
+
+
+def open_rows(paths: list[tuple[Path, bool]], settings: Mapping[str, str],
+              yours: int = 0) -> tuple[list[Given], list[LeftOut]]:
+    """Each ``(path, found by a search)`` opened (the first ``yours`` are yours), and the found ones that cannot be.
+
+    A path named that cannot be opened stops the board (PlaybenchError, one line); so does an ``-S`` setting no
+    format of the rows declares.
+    """
+    declared: set[str] = set()
+    for path, _ in paths:
+        try:
+            found = formats.format_of(path)
+        except PlaybenchError:
+            continue  # a named one stops below; a found one is left out below
+        declared |= set(found[1].options) if found is not None else set()
+    unknown = sorted(set(settings) - declared)
+    if unknown:
+        raise PlaybenchError(f"-S {unknown[0]}: no setting of the rows' formats (-S is for published answers)")
+    opened: list[Given] = []
+    left: list[LeftOut] = []
+    for k, (path, found_by_search) in enumerate(paths):
+        try:
+            opened.append(Given(open_row(path, settings), k < yours, found_by_search))
+        except PlaybenchError as exc:
+            if not found_by_search:
+                raise
+            left.append(LeftOut(str(path), str(exc)))
+    return opened, left
 
 
 @click.command("board")
@@ -84,14 +132,19 @@ def command(runs: tuple[str, ...], published: tuple[str, ...], settings: tuple[s
     row (recorded, or priced from a folder's token counts, else unknown) and per point; protocol labels;
     links to each episode (your runs' viewer pages, a folder's episode files). RUNS may also be folders.
     """
-    from playbench.report.board import write_board
+    from playbench.report.board import read_rows, write_rows
     from playbench.report.viewer import SiteWriteError
 
     yours = [Path(p) for p in runs]
-    paths = yours + _expand(published, yours)
-    sources = open_rows(paths, parse_settings(settings))
+    left: list[LeftOut] = []
+    paths = [(path, False) for path in yours] + _expand(published, yours, left)
+    given, unopened = open_rows(paths, parse_settings(settings), len(yours))
+    rows, notes, unread = read_rows(given)
+    left += unopened + unread
+    for one in left:
+        click.echo(safe_text(f"left out: {one.path}: {one.why}"), err=True)
     try:
-        index = write_board([(s, i < len(yours)) for i, s in enumerate(sources)], Path(output))
+        index = write_rows(rows, notes, left, Path(output))
     except SiteWriteError as exc:
         raise OutputError(str(exc)) from None
     click.echo(safe_text(index.resolve()))

@@ -166,6 +166,31 @@ class ComparedEpisode:
 
 
 @dataclass(frozen=True)
+class PublishedFigure:
+    """A figure a folder publishes, as it states it (nothing recomputed).
+
+    ``mean`` on [0, 1], its ``standard_error`` on that scale and the ``episodes`` behind it (None: not stated).
+    """
+
+    mean: float
+    standard_error: float | None = None
+    episodes: int | None = None
+
+
+@dataclass(frozen=True)
+class Published:
+    """The figures a folder publishes without the episodes behind them (a leaderboard row's summary alone).
+
+    ``overall`` and ``environments`` (by playbench's environment: a task id's parent) as the folder states
+    them; ``usage``: the token totals it states (``input_tokens``, ``output_tokens``; empty when it states none).
+    """
+
+    overall: PublishedFigure
+    environments: Mapping[str, PublishedFigure]
+    usage: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Comparable:
     """What ``compare`` reads of a folder: a format's ``episodes`` hook returns one.
 
@@ -177,7 +202,8 @@ class Comparable:
     does not state is absent. ``task_params`` gives, by task, the ``-T`` values its scores stand for (the
     scoring rule a re-scoring used); ``notes`` says what was left out and why. ``model`` names the model that
     answered as playbench does (``provider/name``, so ``board`` can price it), None when the folder names
-    none or several.
+    none or several. A folder that publishes figures alone holds no ``episodes`` and gives them as
+    ``published``: ``compare`` has nothing to pair, ``board`` shows them as published.
     """
 
     label: str
@@ -189,6 +215,7 @@ class Comparable:
     task_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     model: str | None = None
+    published: Published | None = None
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,16 @@ what they mean in ``playbench compare``. What the board adds:
 - **cost**: a run's as its records carry it (priced when it ran); a folder's from the token counts its
   episode files record and the model it names, at the list price ``models.pricing`` holds now, when it
   holds one (else unknown, never $0).
+- **published summaries**: a folder that publishes its figures alone (no episodes: ``Comparable.published``)
+  is shown with them as it states them (each figure with its standard error as published: no interval,
+  nothing recomputed, not ranked with the rows above, not paired), priced only from token counts it states.
+- **rows that cannot pair**: a folder holding two scored episodes of a task under one key is ranked from all
+  its episodes but paired with no row (which one pairs would be a guess), the reason shown.
 - **links**: the runs' own viewer (``playbench view``, written into ``view/``) for each of their episodes;
   a folder's episode files (BALROG's CSV of steps) by a relative link.
+
+A row found by searching a folder (``Given.found``) that cannot be read is left out, named with the reason on
+the page; a row given by name that cannot be read stops the board (PlaybenchError).
 
 Rows are a trust boundary: every string from a run or a folder is shown inert and HTML-escaped, every link
 is built from numbers and percent-quoted paths, and the pages carry no script at all (their policy forbids
@@ -33,7 +41,8 @@ import html
 import os
 import zlib
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -41,6 +50,7 @@ from urllib.parse import quote
 import numpy as np
 
 from playbench.core.errors import PlaybenchError
+from playbench.core.suite import Comparable, Published, PublishedFigure
 from playbench.log.read import RunLog
 from playbench.models.pricing import price_for, token_cost_usd
 from playbench.models.types import GenerateConfig
@@ -50,6 +60,7 @@ from playbench.report.compare import (
     Folder,
     Side,
     _episodes_per_task,
+    _text,
     compare_overalls,
     environment,
     folder_side,
@@ -79,45 +90,116 @@ table.episodes td { white-space: nowrap; overflow-wrap: normal; }
 """
 
 
+@dataclass(frozen=True)
+class Given:
+    """A row to put on the board: what it is read from, whether it is yours, whether a folder search found it."""
+
+    source: Source
+    yours: bool = False
+    found: bool = False  # found by searching a folder: left out with a note, not stopping the board, if unreadable
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A row found by searching a folder that could not be read: where it is and why (one line)."""
+
+    path: str
+    why: str
+
+
 @dataclass
 class Row:
-    """One row of the board: what it was read from, compare's side of it and its scores on [0, 1] by task."""
+    """One row of the board: what it was read from, compare's side of it and its scores on [0, 1] by task.
+
+    ``published``: the figures of a folder that publishes them alone (it has no ``values``); ``unpaired``: why
+    the row pairs with none (None: it pairs where it shares instances).
+    """
 
     k: int
     source: Source
     yours: bool
     side: Side
     values: dict[str, list[float]]
+    published: Published | None = None
+    unpaired: str | None = None
 
 
 # -- reading ---------------------------------------------------------------------------------------------
 
 
-def read_rows(sources: list[tuple[Source, bool]]) -> tuple[list[Row], list[str]]:
-    """Each source as a row (``yours``: a run of yours, shown first), and the notes on tasks left off."""
-    paths = Counter(str(Path(_path(s)).resolve()) for s, _ in sources)
+def read_rows(given: Sequence[Given]) -> tuple[list[Row], list[str], list[LeftOut]]:
+    """Each given source as a row (yours shown first), the notes on tasks left off, and the found rows left out.
+
+    A row that cannot be read stops the board (PlaybenchError) unless a folder search found it: then it is
+    left out, with the reason.
+    """
+    paths = Counter(str(Path(g.source.path).resolve()) for g in given)
     twice = [p for p, n in paths.items() if n > 1]
     if twice:
         raise PlaybenchError(f"{twice[0]} is given twice; give each run or folder once")
-    rows, unscaled = [], set()
-    for k, (source, yours) in enumerate(sources):
-        side = folder_side(source) if isinstance(source, Folder) else run_side(source)
-        values = {}
-        for task, scores in sorted(side.scores.items()):
-            metric = score_metric(task)
-            if metric.low is None or metric.high is None:
-                unscaled.add(task)
-                continue
-            low, span = metric.low, metric.high - metric.low
-            values[task] = [(scores[key] - low) / span for key in sorted(scores, key=str)]
-        rows.append(Row(k, source, yours, side, values))
+    rows: list[Row] = []
+    unscaled: set[str] = set()
+    left: list[LeftOut] = []
+    for one in given:
+        try:
+            row = _row(len(rows), one, unscaled)
+        except PlaybenchError as exc:
+            if not one.found:
+                raise
+            left.append(LeftOut(str(one.source.path), str(exc)))
+            continue
+        rows.append(row)
     notes = [f"{inert_text(task, limit=LABEL_LIMIT, one_line=True)}: its score declares no range, so it cannot be "
              "put on the board's scale; left off" for task in sorted(unscaled)]
-    return rows, notes
+    return rows, notes, left
 
 
-def _path(source: Source) -> Path:
-    return source.path
+def _row(k: int, given: Given, unscaled: set[str]) -> Row:
+    """One row: a run's or a folder's side and scores on [0, 1] (tasks with no declared range added to ``unscaled``)."""
+    source = given.source
+    if isinstance(source, Folder) and source.read.published is not None and not source.read.episodes:
+        return Row(k, source, given.yours, _published_side(source), {}, published=source.read.published)
+    unpaired = None
+    if isinstance(source, Folder):
+        read, unpaired = _apart(source.read)
+        side = folder_side(Folder(source.path, source.title, read))
+    else:
+        side = run_side(source)
+    values = {}
+    for task, scores in sorted(side.scores.items()):
+        metric = score_metric(task)
+        if metric.low is None or metric.high is None:
+            unscaled.add(task)
+            continue
+        low, span = metric.low, metric.high - metric.low
+        values[task] = [(scores[key] - low) / span for key in sorted(scores, key=str)]
+    return Row(k, source, given.yours, side, values, unpaired=unpaired)
+
+
+def _apart(read: Comparable) -> tuple[Comparable, str | None]:
+    """The folder as read, or, when two scored episodes of a task share a key, every episode keyed apart and why.
+
+    Such a folder cannot say which of the two pairs with another row's episode: it is ranked from all its
+    episodes (keyed by their place, so none hides another) and paired with none.
+    """
+    shared = Counter((e.task, e.key) for e in read.episodes if e.score is not None and e.status == "ok")
+    twice = [(task, key) for (task, key), n in shared.items() if n > 1]
+    if not twice:
+        return read, None
+    task, key = twice[0]
+    more = f" (and {len(twice) - 1} more such)" if len(twice) > 1 else ""
+    why = (f"two episodes of {task} share {read.key} {str(key)[:80]}{more}: cannot tell which one pairs, "
+           "so this row is not paired")
+    return replace(read, episodes=tuple(replace(e, key=i) for i, e in enumerate(read.episodes))), why
+
+
+def _published_side(folder: Folder) -> Side:
+    """A folder that publishes its figures alone, as a side with no episodes (its label, protocol and notes)."""
+    read = folder.read
+    return Side(path=str(folder.path), kind=folder.title, label=read.label, agent=_text(read.settings.get("agent")),
+                model=None, key=read.key, tasks=set(), scores={}, errors={}, counts={},
+                episodes={"recorded": 0, "complete": True}, settings=dict(read.settings), task_params={},
+                notes=list(read.notes))
 
 
 # -- the figures -----------------------------------------------------------------------------------------
@@ -209,7 +291,9 @@ def pairs(rows: list[Row]) -> list[dict[str, Any]]:
 
     Each row's side is read once (``read_rows``; a run beside a folder is keyed again, as ``compare`` keys it)
     and only the figures shown are computed, all pairs together (``compare_overalls``): the same as ``compare`` gives.
+    A row with published figures alone, or one that cannot pair (``Row.unpaired``), is in no pair.
     """
+    rows = [row for row in rows if row.published is None and row.unpaired is None]
     keep = ("paired", "n", "groups", "mean_a", "mean_b", "mean_diff", "ci95", "p_value", "test", "note", "pooling",
             "environments")
     out: list[dict[str, Any]] = []
@@ -234,6 +318,8 @@ def cost(row: Row) -> dict[str, Any]:
 
     ``none`` marks a run no model played (a reference agent): nothing was spent, which is not "unknown".
     """
+    if row.published is not None:
+        return _published_cost(row.published, row.source.read.model if isinstance(row.source, Folder) else None)
     if isinstance(row.source, Folder):
         return _folder_cost(row.source)
     total = usage_total(list(row.side.usage.values()))
@@ -274,13 +360,34 @@ def _folder_cost(folder: Folder) -> dict[str, Any]:
     return {"usd": usd, "at_least": None, "episodes": len(episodes), "how": how}
 
 
+def _published_cost(published: Published, model: str | None) -> dict[str, Any]:
+    """A published summary priced from the token totals it states, at the model's list price now (else unknown).
+
+    Its totals add up every request, so a price in tiers by prompt length cannot be told: unknown then.
+    """
+    episodes = published.overall.episodes
+    usage = published.usage
+    price = price_for(model, GenerateConfig()) if model else None
+    why = ("the published summary states no token counts" if not {"input_tokens", "output_tokens"} <= usage.keys()
+           else f"no listed price for {model}" if model and price is None
+           else "the summary names no model" if price is None
+           else "the summary states token totals only, and the price's tier depends on each prompt's length"
+           if price.tiers else None)
+    if why is not None or price is None:
+        return {"usd": None, "at_least": None, "episodes": episodes, "how": f"unknown: {why}"}
+    usd = token_cost_usd(price, usage["input_tokens"], usage["output_tokens"])
+    return {"usd": usd, "at_least": None, "episodes": episodes,
+            "how": f"the summary's token totals at the list price now ({price.source}), no prompt-cache discount"}
+
+
 def settings(rows: list[Row]) -> dict[str, Any]:
     """Each row's protocol labels, and the row the others are held against: your first run, else the first row.
 
     ``differs`` lists, per row, the settings it states otherwise than that row (``0`` and ``0.0`` are equal).
     """
     stated = {row.k: {**{name: row.side.settings.get(name) for name, _ in SETTINGS},
-                      "episodes": _episodes_per_task(row.side)} for row in rows}
+                      "episodes": None if row.published is not None else _episodes_per_task(row.side)}
+              for row in rows}
     reference = next((row.k for row in rows if row.yours), rows[0].k)
     differs = {k: [name for name, _ in SETTINGS if values[name] is not None
                    and stated[reference][name] is not None and values[name] != stated[reference][name]]
@@ -288,25 +395,50 @@ def settings(rows: list[Row]) -> dict[str, Any]:
     return {"rows": stated, "reference": reference, "differs": differs}
 
 
-def board(rows: list[Row], notes: list[str]) -> dict[str, Any]:
-    """The board's figures as JSON (``board.json``): rows, rankings, pairs, costs and protocol labels."""
-    ranking = rankings(rows)
+def board(rows: list[Row], notes: list[str], left_out: Sequence[LeftOut] = ()) -> dict[str, Any]:
+    """The board's figures as JSON (``board.json``): rows, rankings, published figures, pairs, costs, protocol labels.
+
+    ``left_out``: the rows a folder search found that could not be read, each with why.
+    """
+    ranking = rankings([row for row in rows if row.published is None])
+    published = {row.k: _published(row.published) for row in rows if row.published is not None}
     costs = {row.k: cost(row) for row in rows}
     for k, c in costs.items():
-        own = ranking["overall"][k]["own"]
+        own = published[k]["overall"]["mean"] if k in published else ranking["overall"][k]["own"]
         c["per_episode"] = c["usd"] / c["episodes"] if c["usd"] is not None and c["episodes"] else None
         c["per_point"] = c["usd"] / (100 * own) if c["usd"] is not None and own else None
+    labels = Counter(row.side.label for row in rows)
     return {
         "rows": [{"k": row.k, "label": row.side.label, "kind": "run" if isinstance(row.source, RunLog) else row.side.kind,
-                  "yours": row.yours, "path": row.side.path, "model": _model(row), "coverage": row.side.episodes,
-                  "left_out": {t: dict(c) for t, c in row.side.errors.items()}, "notes": row.side.notes}
+                  "yours": row.yours, "path": row.side.path, "where": _where(row) if labels[row.side.label] > 1 else None, "model": _model(row), "coverage": row.side.episodes,
+                  "left_out": {t: dict(c) for t, c in row.side.errors.items()}, "notes": row.side.notes,
+                  "published": row.published is not None, "unpaired": row.unpaired}
                  for row in rows],
         **ranking,
+        "published": published,
         "pairs": pairs(rows),
         "costs": costs,
         "settings": settings(rows),
         "notes": notes,
+        "rows_left_out": [{"path": one.path, "why": one.why} for one in left_out],
     }
+
+
+def _where(row: Row) -> str:
+    """The last two parts of the row's path (``LLM/20240924_naive-Gemini-1.5-Flash``): rows of one label told apart."""
+    return "/".join(Path(row.side.path).parts[-2:])
+
+
+def _published(published: Published) -> dict[str, Any]:
+    """Published figures as JSON, on [0, 1] as the folder states them (``se``: its standard error)."""
+    def figure(f: PublishedFigure) -> dict[str, Any]:
+        def shown(x: float | None) -> float | None:  # 33.66 / 100 kept as 0.3366, not 0.33659999999999995
+            return None if x is None else float(f"{x:.15g}")
+
+        return {"mean": shown(f.mean), "se": shown(f.standard_error), "episodes": f.episodes}
+
+    return {"overall": figure(published.overall),
+            "environments": {env: figure(f) for env, f in sorted(published.environments.items())}}
 
 
 def _model(row: Row) -> str | None:
@@ -321,8 +453,8 @@ def _e(value: object) -> str:
     return html.escape(inert_text(value, limit=LABEL_LIMIT, one_line=True))
 
 
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}"
+def _pct(x: float | None, digits: int = 1) -> str:
+    return "-" if x is None else f"{100 * x:.{digits}f}"
 
 
 def _figure(f: dict[str, Any] | None) -> str:
@@ -352,15 +484,26 @@ def _cost_cells(c: dict[str, Any]) -> str:
             f"<td class='l meta wrap'>{_e(c['how'])}</td>")
 
 
+#: How a row with published figures alone is labelled wherever it is named
+SUMMARY_ONLY = "published summary, no episodes"
+
+
 def _row_name(row: dict[str, Any]) -> str:
     kind = "your run" if row["yours"] else row["kind"]
+    if row["published"]:
+        kind += f"; {SUMMARY_ONLY}"
+    if row["where"]:
+        kind += f": {row['where']}"
     return f"<a href='row-{row['k']}.html'>{_e(row['label'])}</a> <span class='meta'>({_e(kind)})</span>"
 
 
 def _ranking_table(data: dict[str, Any]) -> str:
     envs = list(data["environments"])
     head = "".join(f"<th title='{_e(', '.join(data['environments'][e]['tasks']))}'>{_e(e)}</th>" for e in envs)
-    order = sorted(data["rows"], key=lambda r: -(data["overall"][r["k"]]["mean"] or -1.0))
+    order = sorted((r for r in data["rows"] if not r["published"]),
+                   key=lambda r: -(data["overall"][r["k"]]["mean"] or -1.0))
+    if not order:
+        return "<h2>Ranking</h2><p class='meta'>No row holds episodes to rank.</p>"
     lines = []
     for row in order:
         k = row["k"]
@@ -375,6 +518,37 @@ def _ranking_table(data: dict[str, Any]) -> str:
             f"<table class='board ranking'><thead><tr><th class='l'>row</th><th>overall</th>"
             f"<th title='the row over everything it holds (a leaderboard row: its published figure)'>own</th>"
             f"{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>")
+
+
+def _stated_figure(f: dict[str, Any] | None) -> str:
+    """``77.60 ± 3.73`` (the published standard error) as a table cell, its episodes in the title."""
+    if f is None:
+        return "<td class='meta'>—</td>"
+    text = _pct(f["mean"], 2) + ("" if f["se"] is None else f" ± {_pct(f['se'], 2)}")
+    played = "" if f["episodes"] is None else f" title='{f['episodes']} episodes, as published'"
+    return f"<td data-v='{f['mean']!r}'{played}>{html.escape(text)}</td>"
+
+
+def _published_table(data: dict[str, Any]) -> str:
+    """The rows with published figures alone, by their published overall figure, each figure as stated."""
+    shown = [r for r in data["rows"] if r["published"]]
+    if not shown:
+        return ""
+    figures = data["published"]
+    envs = sorted({env for r in shown for env in figures[r["k"]]["environments"]})
+    head = "".join(f"<th>{_e(env)}</th>" for env in envs)
+    lines = []
+    for row in sorted(shown, key=lambda r: -figures[r["k"]]["overall"]["mean"]):
+        f = figures[row["k"]]
+        cells = "".join(_stated_figure(f["environments"].get(env)) for env in envs)
+        lines.append(f"<tr class='{'yours' if row['yours'] else ''}'><td class='l'>{_row_name(row)}</td>"
+                     f"{_stated_figure(f['overall'])}{cells}</tr>")
+    return (f"<h2>Published summaries</h2><p class='meta'>{len(shown)} rows publish their summary alone, without "
+            "episodes: their figures are shown as the summary states them, progression in % ± the standard error "
+            "it publishes (no interval, nothing recomputed). With no episodes they are neither ranked with the rows "
+            "above (whose figures are over what every row holds) nor paired with any row.</p>"
+            f"<table class='board published'><thead><tr><th class='l'>row</th><th>overall</th>{head}</tr></thead>"
+            f"<tbody>{''.join(lines)}</tbody></table>")
 
 
 def _cost_table(data: dict[str, Any]) -> str:
@@ -414,10 +588,20 @@ def _stated(value: Any) -> str:
     return "not stated" if value is None else str(value)
 
 
+def _unpaired(data: dict[str, Any]) -> str:
+    """The rows that pair with none and why: one that cannot tell its pairs apart; those with no episodes."""
+    lines = [f"<li>{_row_name(r)}: {html.escape(inert_text(r['unpaired'], limit=NOTE_LIMIT, one_line=True))}</li>"
+             for r in data["rows"] if r["unpaired"]]
+    summaries = sum(r["published"] for r in data["rows"])
+    if summaries:
+        lines.append(f"<li>{summaries} rows with a {SUMMARY_ONLY}: nothing to pair</li>")
+    return "" if not lines else f"<p class='meta'>Not paired:</p><ul class='unpaired'>{''.join(lines)}</ul>"
+
+
 def _pairs_table(data: dict[str, Any]) -> str:
     names = {r["k"]: r for r in data["rows"]}
     if not data["pairs"]:
-        return "<h2>Pairs</h2><p class='meta'>No two rows share an instance: nothing to pair.</p>"
+        return f"<h2>Pairs</h2><p class='meta'>No two rows share an instance: nothing to pair.</p>{_unpaired(data)}"
     lines = []
     for p in data["pairs"]:
         a, b = _row_name(names[p["a"]]), _row_name(names[p["b"]])
@@ -441,12 +625,15 @@ def _pairs_table(data: dict[str, Any]) -> str:
             "bootstrap interval stratified by environment, the sign-flip p, and the protocol differences.</p>"
             "<table class='board pairs'><thead><tr><th class='l'>A</th><th class='l'>B</th><th>shared</th>"
             f"<th>B − A [95%]</th><th>p</th><th class='l'>protocol differences</th></tr></thead>"
-            f"<tbody>{''.join(lines)}</tbody></table>")
+            f"<tbody>{''.join(lines)}</tbody></table>{_unpaired(data)}")
 
 
 def _notes(data: dict[str, Any]) -> str:
     lines = list(data["notes"])
+    lines += [f"left out: {one['path']}: {one['why']}" for one in data["rows_left_out"]]
     for r in data["rows"]:
+        if r["published"]:  # their notes say what the published table says; each row's page has them
+            continue
         if not r["coverage"].get("complete", True):
             lines.append(f"{r['label']}: {r['coverage']['note']}")
         left = sum(sum(c.values()) for c in r["left_out"].values())
@@ -501,11 +688,26 @@ def _episode_rows(row: Row, run_index: dict[int, int], out: Path) -> list[str]:
 
 def _row_page(row: Row, data: dict[str, Any], run_index: dict[int, int], out: Path) -> str:
     info = data["rows"][row.k]
+    if row.published is not None:
+        return _published_page(info, data["published"][row.k])
     key = "seed" if isinstance(row.source, RunLog) else row.side.key
     body = (f"<h1>{_e(info['label'])}</h1><p class='meta'>{_e(info['kind'])} · {_e(info['path'])}</p>"
             f"<table class='episodes'><thead><tr><th class='l'>task</th><th>{_e(key)}</th><th>status</th>"
             f"<th>score</th><th class='l'>episode</th></tr></thead>"
             f"<tbody>{''.join(_episode_rows(row, run_index, out))}</tbody></table>")
+    return _page(f"playbench board: {inert_text(info['label'], limit=80, one_line=True)}", body)
+
+
+def _published_page(info: dict[str, Any], figures: dict[str, Any]) -> str:
+    """A row with published figures alone: each figure as stated, and its notes (there are no episodes to link)."""
+    lines = [f"<tr><td class='l'>{_e(env)}</td>{_stated_figure(f)}<td>{_stated(f['episodes'])}</td></tr>"
+             for env, f in (("overall", figures["overall"]), *figures["environments"].items())]
+    notes = "".join(f"<li>{html.escape(inert_text(n, limit=NOTE_LIMIT, one_line=True))}</li>" for n in info["notes"])
+    body = (f"<h1>{_e(info['label'])}</h1><p class='meta'>{_e(info['kind'])} · {SUMMARY_ONLY} · {_e(info['path'])}"
+            "</p><p class='meta'>Progression in % ± the standard error, as the summary states them: nothing "
+            "recomputed, no episodes to link.</p><table class='episodes published'><thead><tr><th class='l'>"
+            f"environment</th><th>published</th><th>episodes</th></tr></thead><tbody>{''.join(lines)}</tbody></table>"
+            f"<ul class='notes'>{notes}</ul>")
     return _page(f"playbench board: {inert_text(info['label'], limit=80, one_line=True)}", body)
 
 
@@ -518,18 +720,26 @@ def _remove_stale(out: Path, rows: int) -> None:
                 _remove(Path(entry.path))
 
 
-def write_board(sources: list[tuple[Source, bool]], out: Path) -> Path:
-    """Write the board of ``sources`` (each with whether it is yours) into ``out``; returns ``index.html``.
+def write_board(given: Sequence[Given], out: Path, left_out: Sequence[LeftOut] = ()) -> Path:
+    """Write the board of the ``given`` rows into ``out`` (``read_rows``, then ``write_rows``); returns ``index.html``.
+
+    ``left_out``: rows a folder search found that could not be opened, named on the page with why.
+    """
+    rows, notes, unread = read_rows(given)
+    return write_rows(rows, notes, [*left_out, *unread], out)
+
+
+def write_rows(rows: list[Row], notes: list[str], left_out: Sequence[LeftOut], out: Path) -> Path:
+    """Write the board of ``rows`` into ``out``, naming the rows ``left_out``; returns ``index.html``.
 
     ``out`` must be new, empty or a site written before (``claim_site``: else PlaybenchError); a failed
     write is a SiteWriteError. The runs' viewer goes into ``out/view``, written afresh.
     """
     import json
 
-    rows, notes = read_rows(sources)
     if not rows:
         raise PlaybenchError("give at least one run or folder")
-    data = board(rows, notes)
+    data = board(rows, notes, left_out)
     claim_site(out)
     runs = [row.source for row in rows if isinstance(row.source, RunLog)]
     view = _fresh_dir(out / "view")
@@ -543,8 +753,12 @@ def write_board(sources: list[tuple[Source, bool]], out: Path) -> Path:
     for row in rows:
         _write(out / f"row-{row.k}.html", _row_page(row, data, run_index, out))
     yours = sum(row.yours for row in rows)
+    summaries = sum(row.published is not None for row in rows)
+    told = (f" {summaries} of them publish a summary alone (shown apart, as published)." if summaries else "") + (
+        f" {len(left_out)} rows found could not be read and are left out (named below)." if left_out else "")
     body = (f"<h1>Board</h1><p class='meta'>{len(rows)} rows: {yours} of yours (marked green), "
-            f"{len(rows) - yours} beside them. Figures and pairs as <code>playbench compare</code> computes them."
-            f"</p>{_ranking_table(data)}{_pairs_table(data)}{_cost_table(data)}{_protocol_table(data)}{_notes(data)}")
+            f"{len(rows) - yours} beside them.{told} Figures and pairs as <code>playbench compare</code> computes "
+            f"them.</p>{_ranking_table(data)}{_published_table(data)}{_pairs_table(data)}{_cost_table(data)}"
+            f"{_protocol_table(data)}{_notes(data)}")
     _write(out / "index.html", _page("playbench board", body))
     return out / "index.html"

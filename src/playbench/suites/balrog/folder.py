@@ -6,13 +6,18 @@ re-plays one, ``compare`` pairs its episodes by seed and ``eval --instances`` pl
 compare reads ``compared.py``'s.
 """
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from playbench.core.records import RunConfig
-from playbench.core.suite import Episodes, FormatHooks
+from playbench.core.suite import Comparable, Episodes, FormatHooks, Published, PublishedFigure
 from playbench.suites.balrog import compared, leaderboard_instances, submission
+from playbench.suites.balrog.facts import TASKS
 from playbench.suites.balrog.verify import verify_submission
+
+#: What a folder that publishes its summary alone is, for compare and the board
+SUMMARY_ALONE = "a published summary alone (no episode files): nothing to pair"
 
 
 def render(result: dict[str, Any]) -> list[Any]:
@@ -68,6 +73,46 @@ def write(folder: Path, episodes: Episodes, config: RunConfig) -> tuple[int, lis
     return written.episodes, notes
 
 
+def episodes(folder: Path, options: Mapping[str, str]) -> Comparable:
+    """The folder as compare reads it (``compared.episodes``); one without episode files: its published figures.
+
+    A leaderboard folder that publishes its ``summary.json`` alone holds nothing to pair: its figures come back
+    as written (``Comparable.published``, checked to be numbers as ``report`` checks them), with the protocol
+    and model its summary states; an environment playbench does not have is left out, said in a note.
+    """
+    if submission.episode_files(folder):
+        return compared.episodes(folder, options)
+    read = submission.read_submission(folder)  # refuses a folder with neither episodes nor a summary
+    recorded, figures = read["recorded"], read["published"]
+    places = {row.env: row.id.rpartition("/")[0] for row in TASKS}
+    envs = {places[env]: _figure(block["progression_percentage"], block["standard_error"], block["episodes_played"])
+            for env, block in figures["environments"].items() if env in places}
+    unknown = sorted(env[:40] for env in figures["environments"] if env not in places)
+    notes = [SUMMARY_ALONE] + ([f"environments playbench does not have, left out: {', '.join(unknown)}"]
+                               if unknown else [])
+    usage = {name: figures[f"total_{name}"] for name in ("input_tokens", "output_tokens")
+             if f"total_{name}" in figures}
+    played = sum(block["episodes_played"] for block in figures["environments"].values())
+    overall = _figure(figures["average_progress"], figures["standard_error"], played)
+    settings = compared.episode_settings(recorded.get("agent"), recorded.get("client"))
+    date = compared._date(folder)
+    if date is not None:
+        settings["date"] = date
+    client = recorded.get("client")
+    names = [str(client[k])[:80] for k in ("client_name", "model_id") if isinstance(client, dict) and client.get(k)]
+    model = "/".join(names) if isinstance(client, dict) and client.get("model_id") else None
+    label = " + ".join(str(x) for x in (model, settings.get("agent")) if x) or Path(folder).name
+    return Comparable(label=label, episodes=(), key="seed", run_key=lambda record: None, unpairable=SUMMARY_ALONE,
+                      settings=settings, notes=tuple(notes),
+                      model=compared._playbench_model(model) if model else None,
+                      published=Published(overall, envs, usage))
+
+
+def _figure(percent: float, error: float, episodes: int | None = None) -> PublishedFigure:
+    """A published percentage and its standard error, on [0, 1]."""
+    return PublishedFigure(percent / 100, error / 100, episodes)
+
+
 FORMAT = FormatHooks(title="BALROG submission", detect=submission.is_submission, read=submission.read_submission,
-                     render=render, write=write, verify=verify_submission, episodes=compared.episodes,
+                     render=render, write=write, verify=verify_submission, episodes=episodes,
                      instances=leaderboard_instances.instances)
