@@ -5,8 +5,8 @@ Baba Is AI 40 x 3, Crafter 10, TextWorld 3 x 10, MiniHack 8 x 5, NLE 5), each ep
 token counts and a CSV of steps. Rows draw their own seeds, except that ``--sharing`` rows play row 0's
 instances (as ``eval --instances`` would), so every two of those pair (``compare``'s overall row for each): by
 default all 36, 630 pairs, the worst case. With ``--submissions DIR`` (a checkout of BALROG's leaderboard
-``submissions/``) the real rows are boarded too: every row folder the format reads (those it refuses, a
-published summary alone or two episodes under one seed, are listed with the reason and left out).
+``submissions/``) the real rows are boarded too, as the documented command boards them: its first row as
+yours and ``--with DIR`` (all 36 rows, the 18 that publish a summary alone among them).
 Timed, ``--repeat`` times, CPU and wall: the whole command (``playbench board ROW0 --with ... -o SITE``,
 interpreter start included) and ``write_board`` alone in this process.
 
@@ -73,23 +73,30 @@ def make_rows(root: Path, rows: int, sharing: int) -> list[Path]:
     return out
 
 
-def real_rows(submissions: Path) -> list[Path]:
-    """The row folders under ``submissions`` (``LLM/<row>``, ``VLM/<row>``) that the format reads for compare."""
-    from playbench.api import formats
-    from playbench.core.errors import PlaybenchError
-    from playbench.report.compare import Folder, folder_side
+def real_board(submissions: Path, root: Path, repeat: int) -> None:
+    """Time ``playbench board ROW0 --with SUBMISSIONS -o SITE`` on the real rows (ROW0: the first with episodes)."""
+    from playbench.cli.board_cmd import _expand, open_rows
+    from playbench.report.board import read_rows, write_rows
 
-    kept = []
-    for folder in sorted(p for p in submissions.glob("*/*") if p.is_dir()):
-        try:
-            found = formats.compared((folder,), {})[0]
-            assert found is not None
-            folder_side(Folder(folder, *found))
-        except PlaybenchError as exc:
-            print(f"  left out: {exc}"[:150])
-            continue
-        kept.append(folder)
-    return kept
+    first = next(p for p in sorted(submissions.glob("*/*")) if any(p.rglob("*_run_*.json")))
+
+    def whole(i: int) -> None:
+        subprocess.run([*CLI, "board", str(first), "--with", str(submissions), "-o", str(root / f"site-{i}")],
+                       check=True, capture_output=True)
+
+    def inside(i: int) -> None:
+        left: list = []
+        paths = [(first, False), *_expand((str(submissions),), [first], left)]
+        given, _ = open_rows(paths, {}, 1)
+        rows, notes, unread = read_rows(given)
+        write_rows(rows, notes, [*left, *unread], root / f"inside-{i}")
+
+    timed("playbench board (whole command)", whole, repeat)
+    timed("write_board (reading included)", inside, repeat)
+    data = json.loads((root / "site-0" / "board.json").read_text())
+    print(f"  {len(data['rows'])} rows ({sum(r['published'] for r in data['rows'])} a published summary alone, "
+          f"{sum(bool(r['unpaired']) for r in data['rows'])} not paired), {len(data['pairs'])} pairs, "
+          f"{len(data['rows_left_out'])} left out")
 
 
 def timed(name: str, run: Callable[[int], None], repeat: int) -> None:
@@ -147,7 +154,7 @@ def main() -> None:
         board(folders, root / "synthetic", args.repeat, pairs)
         if args.submissions:
             print(f"the real rows of {args.submissions}:")
-            board(real_rows(args.submissions), root / "real", args.repeat, None)
+            real_board(args.submissions, root / "real", args.repeat)
 
 
 if __name__ == "__main__":
