@@ -25,9 +25,15 @@ What decides a Crafter instance in BALROG (its evaluator and crafter 1.8.3, read
   or none), each stepped on and kept while its observations, rewards and done agree with the record.
   Each choice is taken as free (the order of a set that changed since an earlier choice is not modelled),
   so the branches are a superset of what crafter could have done: all of them parting at step k is a
-  difference there. The search is bounded (``BEAM`` live branches, ``WORK`` engine steps an episode);
-  when it had to leave branches out, or passes its bound, the episode is not verifiable and the reason
-  says so.
+  difference there. Branches that reach the same game state are merged. The search is bounded (``BEAM``
+  live branches, ``WORK`` engine steps an episode): past ``BEAM`` it keeps those that differ near the player
+  first (branches that differ only in creatures out of the player's reach draw and show alike until it comes
+  near); a branch that agrees to the end verifies the episode all the same, but when all kept ones part, or
+  the work bound is passed, the episode is not verifiable and the reason says so.
+- The night. BALROG's wrapper renders each frame a second time (``process_obs``), and at night crafter's
+  local view draws its noise from the world's generator, so each night step draws it twice, in the shape
+  of the image size: the public config's 256 pixels, or before the public repository (2024-11-21) a size
+  recorded nowhere, searched among crafter's default 64 and 256 (the branches part at the first night).
 """
 
 import collections
@@ -332,6 +338,31 @@ def _distinct(kept: list[tuple[Branch, str]]) -> list[tuple[Branch, str]]:
     return distinct
 
 
+def _varied(kept: list[tuple[Branch, str]]) -> list[tuple[Branch, str]]:
+    """The branches, those that differ near the player first.
+
+    Branches that differ only in creatures out of the player's reach (crafter updates none farther than twice
+    its view) draw alike and show alike until the player comes near them; one of each near state is kept
+    before a second, so a cut beam keeps what the next steps can tell apart.
+    """
+    groups: dict[tuple[Any, ...], list[tuple[Branch, str]]] = {}
+    for one in kept:
+        groups.setdefault(_near_key(one[0]), []).append(one)
+    rounds = max(len(group) for group in groups.values())
+    return [group[i] for i in range(rounds) for group in groups.values() if i < len(group)]
+
+
+def _near_key(branch: Branch) -> tuple[Any, ...]:
+    """The generator's state and every object within the player's reach (class, place, health)."""
+    engine = branch.engine
+    reach = 2 * int(max(engine._view))
+    centre = engine._player.pos
+    near = tuple((type(obj).__name__, int(obj.pos[0]), int(obj.pos[1]), int(obj.health))
+                 for obj in engine._world.objects if int(np.abs(obj.pos - centre).sum()) < reach)
+    state = engine._world.random.get_state()
+    return int(state[2]), state[1].tobytes(), near
+
+
 def _quick_key(branch: Branch) -> tuple[Any, ...]:
     """Part of ``state_key``, quick to make: the generator's state and the object slot at each cell."""
     world = branch.engine._world
@@ -397,8 +428,9 @@ class CrafterSearch:
             branch, reward, done = stepped[0]
             return crafter_texts(branch.engine)[branch.versions[0]], reward, done
         self.widest = max(self.widest, len(kept))
-        if len(kept) > BEAM and self._left_out is None:
-            self._left_out = self._k - 1
+        if len(kept) > BEAM:
+            self._left_out = self._k - 1 if self._left_out is None else self._left_out
+            kept = _varied(kept)
         self.branches = [branch for branch, _ in kept[:BEAM]]
         _, reward, done = next(s for s in stepped if s[0] is self.branches[0])
         return kept[0][1], reward, done
