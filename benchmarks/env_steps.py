@@ -21,8 +21,11 @@ turns) reset, then stepped ``--live-steps`` (30) times each, round robin, as a t
 the memory (RSS) each live episode adds, the slowest step, and apart from it the pauses of Python's cyclic
 garbage collector, whose full collections walk every object the process tracks (so the count per live
 episode beside). Goals: <= 32 KB per live episode, no step stalled over 100 ms by playbench itself.
+``--no-keep-steps``: the live episodes are ``ChatEnv(keep_steps=False)`` (no step records kept);
+``--freeze``: ``gc.freeze()`` after each round of steps.
 
     .venv/bin/python benchmarks/env_steps.py [--steps 600] [--repeat 5] [--group 8] [--live 4096]
+                                             [--no-keep-steps] [--freeze]
 """
 
 import argparse
