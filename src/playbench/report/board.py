@@ -83,6 +83,8 @@ CSS = """
 .yours td:first-child, .yours th { border-left: 4px solid #0a7d32; }
 td.differs { background: #fff4d6; }
 .rank { color: #555; font-size: 12px; display: block; }
+.where { color: #555; font-size: 12px; }
+td .where { display: block; }
 .partial { color: #8a5a00; }
 table.board td { white-space: nowrap; }
 table.board td.wrap { white-space: normal; min-width: 24em; }
@@ -492,9 +494,8 @@ def _row_name(row: dict[str, Any]) -> str:
     kind = "your run" if row["yours"] else row["kind"]
     if row["published"]:
         kind += f"; {SUMMARY_ONLY}"
-    if row["where"]:
-        kind += f": {row['where']}"
-    return f"<a href='row-{row['k']}.html'>{_e(row['label'])}</a> <span class='meta'>({_e(kind)})</span>"
+    where = f" <span class='where'>{_e(row['where'])}</span>" if row["where"] else ""
+    return f"<a href='row-{row['k']}.html'>{_e(row['label'])}</a> <span class='meta'>({_e(kind)})</span>{where}"
 
 
 def _ranking_table(data: dict[str, Any]) -> str:
