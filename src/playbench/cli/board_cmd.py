@@ -131,6 +131,8 @@ def command(runs: tuple[str, ...], published: tuple[str, ...], settings: tuple[s
     what every row holds); for every two rows that share instances, compare's paired difference; cost per
     row (recorded, or priced from a folder's token counts, else unknown) and per point; protocol labels;
     links to each episode (your runs' viewer pages, a folder's episode files). RUNS may also be folders.
+    A row that publishes its summary alone is shown with its published figures (not ranked, not paired); a
+    row found in a --with folder that cannot be read is left out with one line on stderr and a note.
     """
     from playbench.report.board import read_rows, write_rows
     from playbench.report.viewer import SiteWriteError
