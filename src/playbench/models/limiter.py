@@ -20,9 +20,8 @@ The limiter only decides *when* a request is sent, never what is sent, so record
 import asyncio
 import time
 from collections import deque
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from types import TracebackType
 
 #: Grow only while the slowest answer of the run took at most this share of the request timeout.
 HEADROOM = 0.5
@@ -36,6 +35,39 @@ class Ticket:
     crowded: bool  # other requests were in flight when it was sent or when it ended
     started: float  # monotonic seconds
     flight: int = 1  # requests in flight, itself included: when it was sent, then when it failed
+
+
+class Slot:
+    """``ConcurrencyLimit.slot``'s context, held while a request is on the wire.
+
+    A class, not a generator, as every request passes through it: a generator's frame, held while the
+    request waits for its answer, is 2-4 KB, and entering and leaving it takes twice as long.
+    """
+
+    __slots__ = ("_first", "_limit", "_ticket")
+
+    def __init__(self, limit: "ConcurrencyLimit", first: bool) -> None:
+        self._limit = limit
+        self._first = first
+        self._ticket: Ticket | None = None
+
+    async def __aenter__(self) -> Ticket:
+        limit = self._limit
+        await limit._acquire(self._first)
+        self._ticket = Ticket(limit.epoch, limit.in_flight > 1, time.monotonic(), limit.in_flight)
+        return self._ticket
+
+    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        limit, ticket = self._limit, self._ticket
+        assert ticket is not None  # entered: __aexit__ runs only after __aenter__ returned
+        if kind is not None:  # only freed (the exception goes on), what was in flight when it failed noted first
+            ticket.flight = limit.in_flight
+            ticket.crowded = ticket.crowded or limit.in_flight > 1
+            limit._release()
+            return
+        limit._release()
+        limit.answered(time.monotonic() - ticket.started)
 
 
 class ConcurrencyLimit:
@@ -91,24 +123,13 @@ class ConcurrencyLimit:
 
     # -- slots --------------------------------------------------------------------------------
 
-    @asynccontextmanager
-    async def slot(self, first: bool = False) -> AsyncIterator[Ticket]:
-        """Hold a slot while a request is on the wire; ``first`` goes ahead of the requests waiting.
+    def slot(self, first: bool = False) -> "Slot":
+        """Hold a slot while a request is on the wire (``async with``); ``first`` goes ahead of the requests waiting.
 
         A request that returns normally counts as an answer (see :meth:`answered`); one that raises only
         frees its slot (the caller tells :meth:`congested` what was congestion).
         """
-        await self._acquire(first)
-        ticket = Ticket(self.epoch, self.in_flight > 1, time.monotonic(), self.in_flight)
-        try:
-            yield ticket
-        except BaseException:
-            ticket.flight = self.in_flight
-            ticket.crowded = ticket.crowded or self.in_flight > 1
-            self._release()
-            raise
-        self._release()
-        self.answered(time.monotonic() - ticket.started)
+        return Slot(self, first)
 
     async def _acquire(self, first: bool) -> None:
         if self.in_flight < self.limit and not self._waiters:
