@@ -43,13 +43,19 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
+#: the kinds ``finite`` searches and the free-form fields a FiniteRecord searches (a tuple made once: ``A | B``
+#: written in a call builds a union at every call)
+_SEQUENCES = (list, tuple)
+_FREE_FORM = (dict, list)
+
+
 def finite(value: Any) -> bool:
     """Whether every float in ``value`` (nested dicts and lists searched) is a finite number."""
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, dict):
         items: Any = value.values()
-    elif isinstance(value, list | tuple):
+    elif isinstance(value, _SEQUENCES):
         items = value
     else:
         return True
@@ -71,7 +77,7 @@ class FiniteRecord(Record):
     @model_validator(mode="after")
     def _numbers_are_finite(self) -> Self:
         for name, value in self.__dict__.items():
-            if isinstance(value, dict | list) and not finite(value):
+            if isinstance(value, _FREE_FORM) and not finite(value):
                 raise ValueError(f"{name} holds a number that is not finite (NaN or infinity)")
         return self
 
