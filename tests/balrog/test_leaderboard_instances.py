@@ -10,6 +10,7 @@ official levels or a map, a row without a date are refused in one line, naming w
 The tests on the leaderboard rows need ``PLAYBENCH_TEST_DATA`` (the ``shared_data`` fixture).
 """
 
+import csv
 import json
 import shutil
 from pathlib import Path
@@ -31,8 +32,10 @@ MAZE = "MiniHack-MazeWalk-9x9-v0"
 NETHACK = {"balrog_seeding": True, "clock": "2025-04-25"}
 
 
-def _folder(folder: Path, env: str, task: str, seeds: list[int], date: str | None = "2025-04-25") -> Path:
-    """A BALROG folder of one task's episode files (index k, seed ``seeds[k]``), dated by its metadata."""
+def _folder(folder: Path, env: str, task: str, seeds: list[int], date: str | None = "2025-04-25",
+            first: list[str] | None = None) -> Path:
+    """A BALROG folder of one task's episode files (index k, seed ``seeds[k]``), dated by its metadata; with
+    ``first``, each episode's steps table: one step, ``north``, whose observation is ``first[k]``."""
     (folder / env / task).mkdir(parents=True)
     (folder / env / f"{env}_summary.json").write_text("{}")
     if date is not None:
@@ -40,7 +43,21 @@ def _folder(folder: Path, env: str, task: str, seeds: list[int], date: str | Non
     for index, seed in enumerate(seeds):
         episode = {"task": task, "seed": seed, "progression": 0.0, "process_num": "ForkProcess-1"}
         (folder / env / task / f"{task}_run_{index:02d}.json").write_text(json.dumps(episode))
+        if first is not None:
+            with (folder / env / task / f"{task}_run_{index:02d}.csv").open("w", newline="", encoding="utf-8") as fh:
+                writer = csv.writer(fh, escapechar="˘")
+                writer.writerows([leaderboard.COLUMNS, [0, "north", "", first[index], 0.0, False]])
     return folder
+
+
+def _first_text(task: str, seed: int, options: dict) -> str:
+    """What the task's game (BALROG's text) shows after ``north``, reset from ``seed`` with ``options``."""
+    game = compat_game(get_task(task), {})
+    try:
+        game.reset(seed=seed, options=options)
+        return game.step("north")[0]
+    finally:
+        game.close()
 
 
 def _records(run: Path) -> list:
@@ -48,7 +65,13 @@ def _records(run: Path) -> list:
 
 
 def test_a_nethack_instance_carries_its_seeding_and_clock_through_resume_and_verify(tmp_path: Path) -> None:
-    folder = _folder(tmp_path / "row", "minihack", MAZE, [7, 8])
+    maze = "balrog/minihack/mazewalk-9x9"
+    texts = [_first_text(maze, seed, NETHACK) for seed in (7, 8)]  # as if BALROG had recorded them
+    other = _folder(tmp_path / "other", "minihack", MAZE, [7, 8], first=[texts[0], texts[0]])
+    with pytest.raises(PlaybenchError, match="instance 1 \\(seed 8\\) of 2 again: its first step gives another text than the "
+                                             "one recorded: .*; --episodes 1 takes the first 1$"):
+        playbench.eval(maze, agent="random", instances=other, log_dir=tmp_path / "none")
+    folder = _folder(tmp_path / "row", "minihack", MAZE, [7, 8], first=texts)
     run = playbench.eval("balrog/minihack/mazewalk-9x9", agent="random", instances=folder,
                          task_params={"max_steps": 3}, log_dir=tmp_path / "runs").path
     (spec,) = json.loads((run / "run.json").read_text())["config"]["tasks"]

@@ -107,7 +107,7 @@ def _refusal(task: str, source: str, refused: list[tuple[int, Instance, str | No
     more = f" and {len(named) - 4} more" if len(named) > 4 else ""
     which = f"instance {shown}" if len(named) == 1 else f"instances {shown}{more}"
     other = len(refused) - len(named)
-    others = f" ({other} other instance(s) refused for other reasons)" if other else ""
+    others = f" ({other} more instance(s) refused, each with its own reason)" if other else ""
     take = f"; --episodes {refused[0][0]} takes the first {refused[0][0]}" if refused[0][0] > 0 else ""
     return (f"{task}: playbench cannot play {source}'s {which} of {held} again: {first}{others}{take}")
 

@@ -8,7 +8,8 @@ options (``Instance.options``), which the run's games are prepared and reset wit
 - NetHack and MiniHack: ``{"balrog_seeding": true, "clock": DATE}``: NetHack seeded with the episode's seed
   itself, its clock at noon UTC of the row's date (``metadata.yaml``, else the folder name). The hour of the
   original run is not recorded: a night, a moon phase or Friday the 13th that differed then would part them,
-  as it would part ``verify``'s re-play.
+  as it would part ``verify``'s re-play. So each is confirmed by its first recorded step, played: an episode
+  whose text differs there, or without a steps table, is refused.
 - TextWorld: ``{"game": K}``: the position of the game BALROG's per-process counter gave the episode
   (``leaderboard_games.textworld_game``: the worker in ``process_num``, its earlier episodes of the task).
 - Crafter: ``{"world": W}``: the world seed the worker's NumPy state gave ``crafter.Env(seed=None)``, found
@@ -78,7 +79,7 @@ def by_file(folder: Path, tasks: Mapping[str, Mapping[str, Any]]) -> dict[str, I
     for file in asked:
         options, problem = None, _file_problem(file)
         if problem is None and file.relative not in seeded:
-            options, problem = _what_fixes(folder, file, row, levels.get(file.relative))
+            options, problem = _what_fixes(folder, file, row, levels.get(file.relative), tasks[file.row.id])
         tokens = [n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
                   for n in (file.data.get("input_tokens"), file.data.get("output_tokens"))]
         found[file.relative] = Instance(file.row.id, file.seed, problem, input_tokens=tokens[0],
@@ -126,21 +127,24 @@ def _file_problem(file: _File) -> str | None:
     return None
 
 
-def _what_fixes(folder: Path, file: _File, row: leaderboard.Row,
-                level: tuple[str | None, str | None] | None = None) -> tuple[dict[str, Any] | None, str | None]:
+def _what_fixes(folder: Path, file: _File, row: leaderboard.Row, level: tuple[str | None, str | None] | None = None,
+                values: Mapping[str, Any] | None = None) -> tuple[dict[str, Any] | None, str | None]:
     """(the reset options that make BALROG's instance, None) or (None, why playbench cannot make it).
 
-    ``level``: a Boxoban episode's ``(level id, None)`` or ``(None, why none)`` (``_boxoban_levels``).
+    ``level``: a Boxoban episode's ``(level id, None)`` or ``(None, why none)`` (``_boxoban_levels``); ``values``:
+    its task's ``-T`` values (Boxoban's ``levels``).
     """
     if file.env in ("nle", "minihack"):
         if row.date is None:
             return None, "the row names no date (metadata.yaml, folder name): NetHack's game depends on it"
-        if file.row.kind != "boxoban":
-            return {"balrog_seeding": True, "clock": row.date}, None
-        level_id, why = level or (None, submission.seed_problem(file.row))
-        if level_id is None:
-            return None, why
-        return {"balrog_seeding": True, "clock": row.date, "level": level_id}, None
+        options: dict[str, Any] = {"balrog_seeding": True, "clock": row.date}
+        if file.row.kind == "boxoban":
+            level_id, why = level or (None, submission.seed_problem(file.row))
+            if level_id is None:
+                return None, why
+            options["level"] = level_id
+        problem = _first_step_problem(folder, file, row, options, values)
+        return (None, problem) if problem else (options, None)
     if file.env == "textworld":
         from playbench.suites.balrog.leaderboard_games import textworld_game
 
@@ -201,7 +205,9 @@ class Claims:
             if file.env == "crafter" and isinstance(world, int) and not isinstance(world, bool):
                 made, _ = _crafter(self.folder, file, row, [world])
             else:
-                made, _ = _what_fixes(self.folder, file, row, (level, None) if self._shows(file, instance) else None)
+                levels = instance.get("levels_path")  # the official levels the record's Boxoban level came from
+                made, _ = _what_fixes(self.folder, file, row, (level, None) if self._shows(file, instance) else None,
+                                      {"levels": levels} if isinstance(levels, str) else {})
             return file.relative if made == options else None
         return None
 
@@ -217,6 +223,60 @@ class Claims:
             return False
         grid = map_grid(steps[0].observation) if steps else None
         return grid is not None and shows(grid, level)
+
+
+# -- NetHack and MiniHack: the first step -------------------------------------------------------------------
+
+
+def _game(task_id: str, values: Mapping[str, Any]) -> Any:
+    """The task's game with BALROG's text (compat) and no playbench note, to be reset without ``prepare``.
+
+    No event loop is needed, so a caller inside one (``evaluate_async``) can read instances too.
+    """
+    task = get_task(task_id)
+    return task.make_game(task.params({"compat": True, "feedback": False, **values}), 0)
+
+
+def _first_step_problem(folder: Path, file: _File, row: leaderboard.Row, options: dict[str, Any],
+                        values: Mapping[str, Any] | None) -> str | None:
+    """Why the options' NetHack game is not confirmed as the episode's (None: its first step is the recorded one).
+
+    The episode's first recorded answer is played; the text must be the recorded one (before 2025-03-06,
+    BALROG's older wrapper shaped the message line: the rest of the text is compared then). About 1 in 100
+    episodes of the public rows part there (what else their run had is recorded nowhere).
+    """
+    from playbench.suites.balrog.leaderboard_nle import AUTO_MORE_SINCE
+
+    try:
+        steps, early = leaderboard.read_steps(folder, file.relative.removesuffix(".json") + ".csv")
+    except PlaybenchError as exc:
+        return f"{exc}: its first recorded step confirms its NetHack game"
+    if not steps:
+        return "its steps table is empty: its first recorded step confirms its NetHack game"
+    agent = file.data.get("agent")
+    images = agent.get("max_image_history", 0) if isinstance(agent, dict) else 0  # a VLM row's text has no map
+    levels = {"levels": values["levels"]} if values and file.row.kind == "boxoban" else {}
+    step = steps[0]
+    game = _game(file.row.id, {"images": isinstance(images, int) and images > 0, **levels})
+    try:
+        game.reset(seed=file.seed, options=options)
+        action = step.answer if leaderboard.valid(step.answer, game.legal_actions()) else game.default_action
+        text = game.step(action)[0]
+    except Exception as exc:  # noqa: BLE001  (the engine's own fault: the instance cannot be confirmed)
+        return f"its NetHack game could not be played to check its first step ({type(exc).__name__}: {exc})"[:300]
+    finally:
+        game.close()
+    if action != step.answer:
+        style = leaderboard.note_style((s.observation for s in steps), row.date)
+        text = leaderboard.with_note(style, early, step.answer, action, text)
+    recorded = step.observation
+    if row.date is None or row.date < AUTO_MORE_SINCE:
+        text, recorded = (t.partition("language observation:")[2] for t in (text, recorded))
+    if text != recorded:
+        return ("its first step gives another text than the one recorded: NetHack's game, seeded as BALROG seeds it "
+                "at noon of the row's date, is not the one BALROG played (what else its run had, its hour or its "
+                "display seed, is recorded nowhere)")
+    return None
 
 
 # -- Boxoban ------------------------------------------------------------------------------------------------
@@ -347,9 +407,7 @@ def _crafter(folder: Path, file: _File, row: leaderboard.Row,
 def _gives(world: int, episode: leaderboard.Played, style: leaderboard.Style) -> bool:
     """Whether crafter's world ``world`` gives the episode's first recorded steps (either text of BALROG's)."""
     from playbench.suites.balrog.leaderboard_crafter import crafter_texts
-    from playbench.suites.balrog.leaderboard_games import compat_game
-
-    game = compat_game(get_task(episode.task_id), {})
+    game = _game(episode.task_id, {})
     try:
         game.reset(seed=episode.seed, options={"world": world})
         legal = game.legal_actions()
