@@ -36,6 +36,7 @@ def main() -> None:
     total: Counter[str] = Counter()
     per_env: dict[str, Counter[str]] = {env: Counter() for env in ENVS}
     reasons: Counter[str] = Counter()
+    differing: list[str] = []
     start = time.perf_counter()
     print("| row | " + " | ".join(ENVS) + " | all | seconds |")
     print("| --- |" + " --- |" * (len(ENVS) + 2))
@@ -58,6 +59,8 @@ def main() -> None:
                 reasons[re.sub(r"\d+", "N", finding.reason or "")[:110]] += 1
             elif finding.verdict == "differs" and finding.difference is not None:
                 reasons["DIFFERS " + finding.task + " " + finding.difference.field] += 1
+                at = "" if finding.difference.step is None else f" step {finding.difference.step}"
+                differing.append(f"{row.parent.name}/{row.name} {finding.name}{at} {finding.difference.field}")
         line = f"{result.verified}/{result.differing}/{result.not_verifiable}"
         print(f"| {row.parent.name}/{row.name} | " + " | ".join(cells) + f" | {line} | {took:.0f} |", flush=True)
     elapsed = time.perf_counter() - start
@@ -68,6 +71,9 @@ def main() -> None:
     print("\nreasons (not verifiable) and differences, by count:")
     for reason, n in reasons.most_common():
         print(f"  {n:5d}  {reason}")
+    print("\ndiffering episodes (first differing step):")
+    for line in differing:
+        print("  " + line)
 
 
 if __name__ == "__main__":
