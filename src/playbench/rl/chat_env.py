@@ -255,6 +255,8 @@ class ChatEnv:
     trajectory stores them; ``request`` has them as ``Message`` objects with their PNG bytes, and
     ``wire_messages()`` as eval's OpenAI content parts with the base64 PNG); ``step(text)``
     takes the model's raw answer. Each model request is one step: the two-stage agent makes two per game step.
+    ``keep_steps=False`` keeps no step records nor frames (``steps()`` and ``rollout()`` refuse), for many
+    live episodes; every step's result, ``record()`` and ``score`` are the same.
     """
 
     def __init__(self, task: str, index: int = 0, seed: int = 0, agent: str = "naive", task_params: KeyValues = None,
