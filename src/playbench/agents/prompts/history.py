@@ -2,9 +2,16 @@
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
 
 from playbench.models.types import Image, Message
+
+_CURRENT = "Current Observation:"
+_PAST = "Observation:"
+_IMAGE_NOTICE = "Image observation provided."
+# An observation's message depends on these (bits of ``_Event.key``); each only ever goes from set to unset.
+_IS_CURRENT, _WITH_TEXT, _WITH_IMAGE = 1, 2, 4
+_NOT_RENDERED = 8  # an observation's key before its first message (no computed key equals it)
+_ACTION = -2  # ``_Event.key`` of an action (negative), ``| 1`` while it carries its reasoning
 
 
 def observation_text(long_term: str | None, short_term: str = "", current: bool = True, image: bool = False) -> str:
@@ -14,26 +21,42 @@ def observation_text(long_term: str | None, short_term: str = "", current: bool 
     only), the long-term context (None: left out, for image-only steps) and the image notice. The human
     agent shows a person exactly this text.
     """
-    parts = ["Current Observation:" if current else "Observation:"]
+    parts = [_CURRENT if current else _PAST]
     if current and short_term:
         parts.append(short_term)
     if long_term is not None:
         parts.append(long_term)
     if image:
-        parts.append("Image observation provided.")
+        parts.append(_IMAGE_NOTICE)
     return "\n".join(parts)
 
 
-@dataclass
 class _Event:
-    kind: str  # "observation" or "action"
-    text: str = ""
-    image: Image | None = None
-    reasoning: str | None = None
-    # The message this event rendered to last time, and what it depended on: an event's message rarely
-    # changes between steps, so the prompt is rebuilt from these instead of from scratch every step.
-    cached_key: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
-    cached_message: Message | None = field(default=None, repr=False, compare=False)
+    """One observation or action of the history, and the message it rendered to last (``key`` says how).
+
+    Lean, as every live episode holds a window of them: an observation's long-term text is kept once, in its
+    message once that is a past observation's (``Observation:⏎text``), and taken back from there if it is
+    rendered again (its image left out); an action keeps its text and, while shown, its reasoning.
+    """
+
+    __slots__ = ("text", "image", "reasoning", "key", "message")
+
+    def __init__(self, text: str | None, image: Image | None = None, reasoning: str | None = None,
+                 action: bool = False) -> None:
+        self.text = text
+        self.image = image
+        self.reasoning = reasoning
+        self.key = _ACTION if action else _NOT_RENDERED
+        self.message: Message | None = None
+
+    def long_term(self) -> str:
+        """An observation's long-term text: kept, or taken back from its past message that shows it."""
+        if self.text is not None:
+            return self.text
+        assert self.message is not None and self.key & _WITH_TEXT and not self.key & _IS_CURRENT
+        content = self.message.content
+        end = len(content) - (len(_IMAGE_NOTICE) + 1 if self.key & _WITH_IMAGE else 0)
+        return content[len(_PAST) + 1:end]
 
 
 @dataclass
@@ -54,12 +77,12 @@ class HistoryBuilder:
 
     def update_observation(self, long_term: str, short_term: str = "", image: Image | None = None) -> None:
         """Append the current observation."""
-        self.events.append(_Event("observation", text=long_term, image=image))
+        self.events.append(_Event(long_term, image))
         self.last_short_term = short_term
 
     def update_action(self, action: str) -> None:
         """Append the previous action, carrying the latest reasoning (CoT)."""
-        self.events.append(_Event("action", text=action, reasoning=self.previous_reasoning))
+        self.events.append(_Event(action, reasoning=self.previous_reasoning, action=True))
 
     def update_reasoning(self, reasoning: str) -> None:
         """Remember the latest chain of thought (shown as ``Previous plan:``)."""
@@ -74,29 +97,37 @@ class HistoryBuilder:
         events = list(self.events)
         events = events[min(skip, max(0, len(events) - 1)):]
         # One pass, newest first: the newest observations keep their text (and images), only the newest
-        # reasoning is kept (older reasoning is dropped for good, as in the original).
+        # reasoning is kept (older reasoning is dropped for good, as in the original). An event's message
+        # is made again only when what it shows changed (rarely: a message is the same object step after step).
         body: list[Message] = []
         texts = images = plans = 0
         current = True
         for ev in reversed(events):
-            if ev.kind == "action":
+            if ev.key < 0:
                 if ev.reasoning is not None:
                     if plans < self.max_cot_history:
                         plans += 1
                     else:
                         ev.reasoning = None
-                key: tuple[Any, ...] = ("action", ev.reasoning)
+                key = _ACTION | (ev.reasoning is not None)
+                if ev.key != key or ev.message is None:
+                    assert ev.text is not None  # an action always has its text
+                    ev.message = Message("assistant", ev.text if ev.reasoning is None else
+                                         f"Previous plan:\n{ev.reasoning}")
+                    ev.key = key
             else:
-                with_text = texts < self.max_text_history
+                key = current * _IS_CURRENT
+                if texts < self.max_text_history:
+                    key |= _WITH_TEXT
                 texts += 1
-                with_image = ev.image is not None and images < self.max_image_history
-                images += with_image
-                key = ("observation", current, self.last_short_term if current else "", with_text, with_image)
+                if ev.image is not None and images < self.max_image_history:
+                    key |= _WITH_IMAGE
+                    images += 1
+                if ev.key != key:
+                    self._render(ev, key)
             current = False
-            if ev.cached_key != key or ev.cached_message is None:
-                ev.cached_message = self._render(ev, key)
-                ev.cached_key = key
-            body.append(ev.cached_message)
+            assert ev.message is not None
+            body.append(ev.message)
         body.reverse()
         if include_system and self.system_prompt:
             if self._system_message is None:
@@ -104,18 +135,19 @@ class HistoryBuilder:
             return [self._system_message, *body]
         return body
 
-    @staticmethod
-    def _render(ev: _Event, key: tuple[Any, ...]) -> Message:
-        """The message of one event, given what it depends on (``key`` from :meth:`get_prompt`)."""
-        if ev.kind == "action":
-            return Message("assistant", f"Previous plan:\n{ev.reasoning}" if ev.reasoning is not None else ev.text)
-        _, current, short_term, with_text, with_image = key
-        images = []
-        if with_image:
-            assert ev.image is not None  # with_image only when the event has one (get_prompt)
-            images.append(ev.image)
-        text = observation_text(ev.text if with_text else None, short_term if current else "", current, with_image)
-        return Message("user", text, images)
+    def _render(self, ev: _Event, key: int) -> None:
+        """Make an observation's message as ``key`` says; keep its text only where the message does not."""
+        with_text = bool(key & _WITH_TEXT)
+        with_image = bool(key & _WITH_IMAGE)
+        current = bool(key & _IS_CURRENT)
+        long_term = ev.long_term() if with_text else None
+        text = observation_text(long_term, self.last_short_term if current else "", current, with_image)
+        ev.message = Message("user", text, [ev.image] if with_image and ev.image is not None else [])
+        ev.key = key
+        # Past with text: the message holds the text (long_term() takes it back). Without text: never shown again.
+        ev.text = long_term if current else None
+        if not with_image and not current:
+            ev.image = None  # an image left out is never shown again (the windows only shrink)
 
     def __len__(self) -> int:
         return len(self.events)
