@@ -1,8 +1,10 @@
-"""ChatEnv's lean steps: a synchronous step is one pass of the thread's loop, one channel model serves the
+"""ChatEnv's lean steps: an episode is stepped by hand (no task, no loop pass) until it awaits more than its
+answers, one channel model serves the
 episodes of a spec on a loop (each still gets its own answers), and GRASP's copies share one instance.
 """
 
 import asyncio
+import dataclasses
 import json
 from typing import Any
 
@@ -22,24 +24,94 @@ class CountingLoop(asyncio.SelectorEventLoop):
         super()._run_once()  # type: ignore[misc]  # asyncio's own loop pass
 
 
-def test_a_synchronous_step_is_one_pass_of_the_loop() -> None:
+class ThreadPrepared:
+    """A game prepared in a thread (as NetHack's is): its episode awaits more than its answers. Notes its close."""
+
+    closed = 0
+
+    def __init__(self, game: Any) -> None:
+        self._game = game
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+    async def prepare(self) -> None:
+        await asyncio.to_thread(lambda: None)
+        await self._game.prepare()
+
+    def close(self) -> None:
+        ThreadPrepared.closed += 1
+        self._game.close()
+
+
+def thread_prepared(spec: Any) -> Any:
+    def make_game(params: Any, index: int) -> Any:
+        return ThreadPrepared(spec.task.make_game(params, index))
+
+    return dataclasses.replace(spec, task=dataclasses.replace(spec.task, make_game=make_game))
+
+
+def play_counting(spec: Any, steps: int) -> tuple[list[int], list[Any]]:
+    """Three episodes of ``spec`` round robin on a counting loop: the loop passes of each step, and what it gave."""
     loop = CountingLoop()
     previous = getattr(chat_env_module._threads, "loop", None)
     chat_env_module._threads.loop = loop  # this thread's loop for the synchronous API
+    passes: list[int] = []
+    seen: list[Any] = []
     try:
-        envs = [ChatEnv("smartplay/hanoi-3", index=0, seed=1) for _ in range(3)]
-        for env in envs:
-            env.reset()
-        for step in range(4):
+        envs = [ChatEnv.from_spec(spec, 0) for _ in range(3)]
+        seen += [env.reset() for env in envs]
+        for step in range(steps):
             for env in envs:  # round robin: the other episodes wait for their answers meanwhile
                 before = loop.passes
                 result = env.step(HANOI[step % len(HANOI)])
-                assert loop.passes - before == 1 and result.messages
+                passes.append(loop.passes - before)
+                seen.append((result.messages, result.reward, result.info["valid"]))
         for env in envs:
             env.close()
     finally:
         chat_env_module._threads.loop = previous
         loop.close()
+    return passes, seen
+
+
+def test_a_synchronous_step_runs_no_loop_pass_unless_the_episode_awaits_more_than_its_answers() -> None:
+    spec = env_spec("smartplay/hanoi-3", seed=1)
+    passes, by_hand = play_counting(spec, 4)
+    assert passes == [0] * 12  # stepped by hand: no task, no pass of the loop
+    ThreadPrepared.closed = 0
+    passes, by_task = play_counting(thread_prepared(spec), 4)
+    assert passes == [1] * 12  # a task took over at the prepare's await: one pass a step
+    assert by_task == by_hand and by_hand[3][0]
+    assert ThreadPrepared.closed == 3  # close() stopped each unfinished episode: its game was closed
+
+
+def test_close_of_an_episode_stepped_by_hand_closes_its_game_and_async_steps_agree() -> None:
+    spec = env_spec("smartplay/hanoi-3", seed=4)
+    opened: list[Any] = []
+
+    def make_game(params: Any, index: int) -> Any:
+        opened.append(ThreadPrepared(spec.task.make_game(params, index)))
+        opened[-1].prepare = opened[-1]._game.prepare  # prepared at once: the episode stays stepped by hand
+        return opened[-1]
+
+    watched = dataclasses.replace(spec, task=dataclasses.replace(spec.task, make_game=make_game))
+    ThreadPrepared.closed = 0
+    env = ChatEnv.from_spec(watched, 2)
+    first = env.reset()
+    assert env._episode is not None and not isinstance(env._episode, asyncio.Task)  # no task made
+    sync = [env.step(move).messages for move in HANOI[:3]]
+    env.close()
+    assert ThreadPrepared.closed == 1 and env.request is None and not env.done
+
+    async def play(spec: Any) -> list[Any]:
+        other = ChatEnv.from_spec(spec, 2)
+        out = [await other.areset()] + [(await other.astep(move)).messages for move in HANOI[:3]]
+        await other.aclose()
+        return out
+
+    assert asyncio.run(play(watched)) == [first, *sync] == asyncio.run(play(thread_prepared(spec)))
+    assert ThreadPrepared.closed == 3
 
 
 def record_json(env: ChatEnv) -> str:

@@ -6,21 +6,26 @@ The episode is played by the runner's own ``play_episode`` with a registered age
 records and the episode record are those of an eval run, by construction: nothing here re-plays the loop.
 
 Async callers use ``areset``/``astep`` inside their own event loop (the episode runs as a task of that
-loop). ``reset``/``step`` play the same episode task on an event loop of the calling thread, shared by the
-thread's environments (no thread, no loop per environment); they refuse to run inside a running loop. A
-synchronous step hands the answer in and runs that loop until the episode asks again: one pass of the
-loop, as nothing else is waiting on it (the thread's other episodes wait for their own answers).
+loop). ``reset``/``step`` play the same episode on an event loop of the calling thread, shared by the
+thread's environments (no thread, no loop per environment); they refuse to run inside a running loop.
+While the episode awaits nothing but its caller's answers (the usual case: the games step synchronously),
+its coroutine is stepped by hand, as the loop's running code, with no task and no pass of the loop: a step
+hands the answer in and goes on until the episode asks again. The first time it awaits anything else (a
+game prepared in a thread, say), a task of the loop goes on with it from there; a synchronous step then runs
+the loop until the episode asks again (one pass, as nothing else is waiting on it).
 
 ``ChatEnv.from_record(run, task, index, step=k)`` starts at step ``k`` of a recorded episode: its prefix is
 re-played with the run's answers and checked against the run (``rl/branching.py``), then the caller answers.
 """
 
 import asyncio
+import contextvars
 import dataclasses
 import functools
 import threading
+import types
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Generator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -233,6 +238,25 @@ def _episode_job(spec: EnvSpec, index: int) -> EpisodeJob:
     return job
 
 
+@types.coroutine
+def _resume(coro: Coroutine[Any, Any, None], awaited: Any) -> Generator[Any, None, None]:
+    """Go on, as a task's, with a coroutine stepped by hand that has just yielded ``awaited`` (what it waits for).
+
+    The task waits for ``awaited`` as if the coroutine had yielded it to the task; what the task throws (its
+    cancellation, a future's exception) goes into the coroutine, and from there the coroutine is the task's.
+    """
+    try:
+        yield awaited
+    except BaseException as exc:  # noqa: BLE001  (handed to the coroutine, as its task would)
+        try:
+            awaited = coro.throw(exc)
+        except StopIteration:
+            return
+        yield from _resume(coro, awaited)
+        return
+    yield from coro
+
+
 _threads = threading.local()
 
 
@@ -310,7 +334,10 @@ class ChatEnv:
             self._job = dataclasses.replace(branch.job, task=spec.played)
         self.seed = self._job.seed
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._episode: asyncio.Task[None] | None = None
+        # The episode: its task, or while its coroutine is stepped by hand (``_coro``), a future it ends.
+        self._episode: asyncio.Future[None] | None = None
+        self._coro: Coroutine[Any, Any, None] | None = None
+        self._context: contextvars.Context | None = None  # the hand-stepped coroutine's own (as a task's)
         self._wake: asyncio.Future[None] | None = None
         self._answer: asyncio.Future[str] | None = None
         self._request: list[Message] | None = None
@@ -386,10 +413,8 @@ class ChatEnv:
         a prefix that does not re-play as recorded is a PlaybenchError naming the first difference.
         """
         await self.aclose()
-        loop = asyncio.get_running_loop()
-        self._start(loop)
-        self._wake = loop.create_future()
-        await self._wake
+        self._start(asyncio.get_running_loop())
+        await self._advance()
         if self._branch is not None:
             await self._check_branch(self._branch)
         return self._messages()
@@ -397,21 +422,32 @@ class ChatEnv:
     async def astep(self, text: str) -> StepResult:
         """Answer the pending request with the model's raw ``text``; see :class:`StepResult`."""
         answer = self._pending(text)
-        assert self._loop is not None
-        self._wake = self._loop.create_future()
+        if self._loop is not asyncio.get_running_loop():
+            raise PlaybenchError(f"{self.task_id} #{self.index}: its episode runs on another event loop; "
+                                 "go on with it there")
         answer.set_result(text)
-        await self._wake
+        await self._advance()
         return self._result()
 
     async def aclose(self) -> None:
         """Stop an unfinished episode (its game is closed); nothing is recorded for it."""
+        self._drop_orphan()
         episode = self._episode
         if episode is not None and not episode.done() and episode.get_loop() is not asyncio.get_running_loop():
             raise PlaybenchError(f"{self.task_id} #{self.index}: its episode runs on another event loop; "
                                  "close or finish it there")
         self._episode = None
         self._answer = self._request = None
-        if episode is not None and not episode.done():
+        coro, self._coro = self._coro, None
+        if coro is not None:  # stepped by hand: stopped where it waits (its cleanup runs), as a task is cancelled
+            assert self._context is not None and self._loop is not None
+            try:
+                awaited = self._context.run(coro.throw, asyncio.CancelledError())
+            except BaseException:  # noqa: BLE001  (ended: cancelled, or by its own fault, as gather would keep)
+                return
+            cleanup = self._loop.create_task(_resume(coro, awaited), context=self._context)  # its cleanup awaits
+            await asyncio.gather(cleanup, return_exceptions=True)
+        elif episode is not None and not episode.done():
             episode.cancel()
             await asyncio.gather(episode, return_exceptions=True)
 
@@ -423,36 +459,93 @@ class ChatEnv:
         if self._branch is not None or (self._episode is not None and not self._episode.done()):
             return loop.run_until_complete(self.areset())  # a prefix to check, or an episode to stop first
         self._start(loop)
-        self._run(loop)
+        self._advance_sync(loop)
         return self._messages()
 
     def step(self, text: str) -> StepResult:
         """``astep`` on the calling thread's event loop (one pass of it: see the module doc)."""
         loop = self._sync_loop()
         self._pending(text).set_result(text)
-        self._run(loop)
+        self._advance_sync(loop)
         return self._result()
 
     def close(self) -> None:
         """``aclose`` on the calling thread's event loop."""
+        self._drop_orphan()
         if self._episode is not None and not self._episode.done():
             self._sync_loop().run_until_complete(self.aclose())
 
     def _sync_loop(self) -> asyncio.AbstractEventLoop:
         """The calling thread's loop, where a synchronous call may go on with this episode."""
         loop = _thread_loop()
+        self._drop_orphan()
         if self._episode is not None and not self._episode.done() and self._loop is not loop:
             raise PlaybenchError(f"{self.task_id} #{self.index}: its episode runs on another event loop "
                                  "(started by areset, or on another thread); go on with astep there")
         return loop
 
-    def _run(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Run ``loop`` until the episode hands out its next request or ends (``_wake_up`` stops it)."""
-        self._wake, self._stops = None, loop
+    def _drop_orphan(self) -> None:
+        """Stop a hand-stepped episode whose loop was closed, as closing a loop (``asyncio.run``) ends its tasks."""
+        coro = self._coro
+        if coro is None or self._loop is None or not self._loop.is_closed():
+            return
+        self._coro = self._episode = None
         try:
-            loop.run_forever()
+            coro.close()  # GeneratorExit where it waits: its cleanup (the game's close) runs
+        except RuntimeError:  # a cleanup that awaits cannot run without its loop
+            pass
+        self._answer = self._request = None
+
+    def _advance_sync(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Go on with the episode until it hands out its next request or ends: by hand, or running ``loop``."""
+        if self._coro is not None:
+            self._drive()
+        assert self._episode is not None
+        if self._coro is None and not self._episode.done():  # its task plays it: ``_wake_up`` stops the loop
+            self._wake, self._stops = None, loop
+            try:
+                loop.run_forever()
+            finally:
+                self._stops = None
+
+    async def _advance(self) -> None:
+        """``_advance_sync`` inside the running loop: by hand, or waiting for the episode's task to wake us."""
+        if self._coro is not None:
+            self._drive()
+        assert self._episode is not None and self._loop is not None
+        if self._coro is None and not self._episode.done():
+            self._wake = self._loop.create_future()
+            await self._wake
+
+    def _drive(self) -> None:
+        """Step the hand-stepped episode on; once it awaits anything but its answer, a task goes on with it."""
+        coro, context, loop, episode = self._coro, self._context, self._loop, self._episode
+        assert coro is not None and context is not None and loop is not None and episode is not None
+        outer = asyncio.events._get_running_loop()
+        if outer is None:  # a synchronous call: the episode's code runs as the loop's (get_running_loop works)
+            asyncio.events._set_running_loop(loop)
+        try:
+            awaited = context.run(coro.send, None)
+        except StopIteration:
+            self._coro = None
+            episode.set_result(None)
+            return
+        except asyncio.CancelledError:
+            self._coro = None
+            episode.cancel()
+            return
+        except BaseException as exc:  # a fault of playbench itself: surfaces as a task's would (``_messages``)
+            self._coro = None
+            episode.set_exception(exc)
+            if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: at once
+                raise
+            return
         finally:
-            self._stops = None
+            if outer is None:
+                asyncio.events._set_running_loop(None)
+        if awaited is None or awaited is not self._answer:
+            self._coro = None
+            self._episode = loop.create_task(_resume(coro, awaited), context=context)
 
     # -- the episode side -----------------------------------------------------------------------
 
@@ -490,14 +583,17 @@ class ChatEnv:
         self._seen = len(self._steps)  # the first step's reward and info are the caller's step's
 
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
-        """A fresh episode task on ``loop`` (it runs once the loop does); nothing of the last one is kept."""
+        """A fresh episode on ``loop`` (it runs once advanced); nothing of the last one is kept."""
         self._loop = loop
         self._answer = self._request = None
         self._record, self._steps, self._frames, self._seen = None, [], {}, 0
         self._flags = (False, False)
         agent: Agent = self.spec.agent.factory(self.spec.agent_params, self.spec.channel.model(self.spec, loop))
         self._script = deque(self._branch.answers) if self._branch is not None else _NO_SCRIPT
-        self._episode = loop.create_task(self._play(self._job, agent))
+        # Stepped by hand from the start (``_drive``), in a context of its own as a task's is.
+        self._coro = self._play(self._job, agent)
+        self._context = contextvars.copy_context()
+        self._episode = loop.create_future()
 
     def _pending(self, text: str) -> "asyncio.Future[str]":
         """The pending request's answer future, taken (the caller sets it to ``text``); refused if none is pending."""
