@@ -36,9 +36,12 @@ class Image:
         return {"type": "image", "sha256": self.digest, "width": self.width, "height": self.height}
 
 
-@dataclass
+@dataclass(slots=True)
 class Message:
-    """One chat message: ``role`` is ``system``, ``user`` or ``assistant``."""
+    """One chat message: ``role`` is ``system``, ``user`` or ``assistant``.
+
+    Slotted, and its record kept as one dict: every live episode holds its history's messages.
+    """
 
     role: str
     content: str
@@ -46,21 +49,22 @@ class Message:
     # Sent as a list of content parts even without an image (BALROG's client's form, ``-A compat=true``);
     # recorded as ``"parts": true`` only when set, so other records (and cache keys) stay the same.
     parts: bool = False
-    # The record of a text-only message, reused while role, content and parts are the same: a history
-    # message is recorded (and sent) again at every later step of its episode. Treat it as read-only.
-    _record: tuple[str, str, bool, dict[str, Any]] | None = field(default=None, init=False, repr=False,
-                                                                  compare=False)
+    # The record of a text-only message, reused while role, content and parts are the same (the dict holds
+    # them: checked by identity): a history message is recorded (and sent) again at every later step of its
+    # episode. Treat it as read-only.
+    _record: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def record(self) -> dict[str, Any]:
         """The JSON form kept in trajectories (images as hashes, never bytes). Do not mutate it."""
         if not self.images:
             cached = self._record
-            if cached is not None and cached[0] is self.role and cached[1] is self.content and cached[2] is self.parts:
-                return cached[3]
+            if cached is not None and cached["role"] is self.role and cached["content"] is self.content \
+                    and ("parts" in cached) == self.parts:
+                return cached
             text_only: dict[str, Any] = {"role": self.role, "content": self.content}
             if self.parts:
                 text_only["parts"] = True
-            self._record = (self.role, self.content, self.parts, text_only)
+            self._record = text_only
             return text_only
         out: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.parts:
