@@ -36,7 +36,9 @@ class _Event:
 
     Lean, as every live episode holds a window of them: an observation's long-term text is kept once, in its
     message once that is a past observation's (``Observation:⏎text``), and taken back from there if it is
-    rendered again (its image left out); an action keeps its text and, while shown, its reasoning.
+    rendered again (its image left out); an action keeps its text and, while shown, its reasoning. The current
+    observation's message is made afresh for each prompt and not kept: it changes at the next step anyway, and
+    the request sent holds it (with the strategy's suffix, a copy of it).
     """
 
     __slots__ = ("text", "image", "reasoning", "key", "message")
@@ -123,8 +125,16 @@ class HistoryBuilder:
                 if ev.image is not None and images < self.max_image_history:
                     key |= _WITH_IMAGE
                     images += 1
+                if key & _IS_CURRENT:
+                    body.append(self._render(ev, key))
+                    current = False
+                    continue
                 if ev.key != key:
-                    self._render(ev, key)
+                    ev.message = self._render(ev, key)
+                    ev.key = key
+                    ev.text = None  # the message holds it (taken back by long_term()), or it is never shown again
+                    if not key & _WITH_IMAGE:
+                        ev.image = None  # an image left out is never shown again (the windows only shrink)
             current = False
             assert ev.message is not None
             body.append(ev.message)
@@ -135,19 +145,13 @@ class HistoryBuilder:
             return [self._system_message, *body]
         return body
 
-    def _render(self, ev: _Event, key: int) -> None:
-        """Make an observation's message as ``key`` says; keep its text only where the message does not."""
-        with_text = bool(key & _WITH_TEXT)
+    def _render(self, ev: _Event, key: int) -> Message:
+        """An observation's message, as ``key`` says."""
         with_image = bool(key & _WITH_IMAGE)
         current = bool(key & _IS_CURRENT)
-        long_term = ev.long_term() if with_text else None
+        long_term = ev.long_term() if key & _WITH_TEXT else None
         text = observation_text(long_term, self.last_short_term if current else "", current, with_image)
-        ev.message = Message("user", text, [ev.image] if with_image and ev.image is not None else [])
-        ev.key = key
-        # Past with text: the message holds the text (long_term() takes it back). Without text: never shown again.
-        ev.text = long_term if current else None
-        if not with_image and not current:
-            ev.image = None  # an image left out is never shown again (the windows only shrink)
+        return Message("user", text, [ev.image] if with_image and ev.image is not None else [])
 
     def __len__(self) -> int:
         return len(self.events)
