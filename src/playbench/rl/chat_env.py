@@ -175,6 +175,11 @@ class _Watched:
 
     # What the runner asks of every game, forwarded without the ``__getattr__`` detour (a failed lookup first).
 
+    @property
+    def unwrapped(self) -> Any:
+        """The game's own unwrapped game (what the agent's context is given)."""
+        return self._game.unwrapped
+
     def legal_actions(self) -> Any:
         """The game's own legal actions."""
         return self._game.legal_actions()
