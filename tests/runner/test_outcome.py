@@ -3,6 +3,7 @@ local runner and the Ray worker (``playbench.runner.outcome``).
 """
 
 import asyncio
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from playbench.core.errors import InfraError, PlaybenchError, StopRun
 from playbench.core.game import Game
 from playbench.core.task import Task
 from playbench.log.durable import StoreWriteError
-from playbench.runner.outcome import classify
+from playbench.runner.outcome import classify, started_at
 from playbench.runner.plan import EpisodeJob
 from playbench.runner.ray_worker import EpisodeWorker
 from playbench.runner.runner import play_episode
@@ -110,3 +111,10 @@ def test_a_ray_worker_that_cannot_build_its_kit_says_why_in_one_line(exc: Except
         raise exc
 
     assert asyncio.run(EpisodeWorker(kit, 0, 1, [], "naive", None).ready()) == said
+
+
+def test_started_at_writes_each_second_as_datetime_does() -> None:
+    # formatted once a second and shared: each second's text is still its own, to the second, in UTC
+    for now in (0.0, 1_764_403_199.999, 1_764_403_200.0, 1_764_403_200.5, 1_764_403_199.2):
+        expected = datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds")
+        assert started_at(now) == expected

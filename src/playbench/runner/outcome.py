@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from playbench.agents.base import Agent, Decision, EpisodeContext, Turn
 from playbench.core.errors import InfraError, PlaybenchError, StopRun, environment_fault
 from playbench.core.records import EpisodeRecord, Status, StepRecord, finite
@@ -95,6 +97,19 @@ class Broken:
         raise self.exc
 
 
+#: the last second ``started_at`` wrote, and its text (episodes that start in the same second share it)
+_stamp: tuple[int, str] = (-1, "")
+
+
+def started_at(now: float) -> str:
+    """The UTC time ``now`` (``time.time()``) as a record writes it, to the second; formatted once a second."""
+    global _stamp
+    second = int(now)
+    if _stamp[0] != second:
+        _stamp = (second, datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds"))
+    return _stamp[1]
+
+
 @dataclass
 class Tally:
     """An episode so far: what its record sums up, and the fault that ended it (None while none did)."""
@@ -107,7 +122,7 @@ class Tally:
     done: bool = False
     fault: Fault | None = None
     started: float = field(default_factory=time.perf_counter)
-    started_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    started_at: str = field(default_factory=lambda: started_at(time.time()))
 
     def count(self, decision: Decision, valid: bool, reward: float) -> None:
         """Add one played step's reward, validity and model usage."""
@@ -208,11 +223,20 @@ def episode_record(job: EpisodeJob, agent_name: str, model: str | None, tally: T
     info = tally.info
     outcome: dict[str, Any] = {"score": number(info.get("score")), "completion": number(info.get("completed", 0)),
                                "progress": progress, "metrics": dict(info.get("metrics", {}))} if fault is None else {}
-    bad = not_finite({"reward": reward, **outcome, "instance": instance or {}})
-    if bad is not None:
-        fault, outcome = Fault("game-error", bad), {}
-        reward = reward if math.isfinite(reward) else 0.0
-        instance = instance if finite(instance or {}) else {}
+    try:  # the usual case: the record's own validation is the one search for non-finite numbers
+        return _episode(job, agent_name, model, tally, fault, reward, outcome, instance)
+    except ValidationError:
+        bad = not_finite({"reward": reward, **outcome, "instance": instance or {}})
+        if bad is None:
+            raise
+    fault, outcome = Fault("game-error", bad), {}
+    reward = reward if math.isfinite(reward) else 0.0
+    instance = instance if finite(instance or {}) else {}
+    return _episode(job, agent_name, model, tally, fault, reward, outcome, instance)
+
+
+def _episode(job: EpisodeJob, agent_name: str, model: str | None, tally: Tally, fault: Fault | None, reward: float,
+             outcome: dict[str, Any], instance: dict[str, Any] | None) -> EpisodeRecord:
     return EpisodeRecord(
         task=job.task.id,
         index=job.index,

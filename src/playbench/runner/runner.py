@@ -10,6 +10,7 @@ returns totals whose ``stopped`` says why.
 import asyncio
 import contextlib
 import functools
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -116,8 +117,8 @@ async def _step(game: Game, agent: Agent, obs: str, tally: Tally, keep: Callable
     frame = save_frame(tally.steps, image) if save_frame is not None and image is not None else None
     after, reward, terminated, truncated, tally.info = game.step(executed)
     reward, score = float(reward), number(tally.info.get("score"))
-    bad = not_finite({"reward": reward, "score": score})
-    if bad is not None:
+    if not (math.isfinite(reward) and (score is None or math.isfinite(score))):  # named only when one is not
+        bad = not_finite({"reward": reward, "score": score})
         tally.fault = Fault("game-error", f"{bad} (step {tally.steps})")
         return after
     tally.done = bool(terminated or truncated)
