@@ -6,9 +6,10 @@ What decides a Crafter instance in BALROG (its evaluator and crafter 1.8.3, read
   ``np.random.randint(0, 2**31 - 1)`` from NumPy's global state, before ``run_episode`` seeds it with the
   episode's seed; the first world of that env is ``hash((drawn, 1)) % (2**31 - 1)``. So the world follows
   from the state the worker was left in: ``np.random.seed(s)`` of the worker's previous episode, plus the
-  draws made since (the first import of BALROG's crafter module draws once, for a throw-away
-  ``crafter.Env()``). The candidates are the first draws after each seed recorded for the same worker; the
-  one whose world gives the first recorded observations is taken. A worker's first episode draws after the
+  draws made since (that episode's own: a Baba Is AI episode makes a dozen or more; and one when BALROG's
+  crafter module is first imported, for a throw-away ``crafter.Env()``). The candidates are the first
+  ``CRAFTER_DRAWS`` draws after each seed recorded for the same worker; the one whose world gives the first
+  recorded observations is taken. A worker's first episode draws after the
   seed ``_worker`` gave the worker when it started, ``get_unique_seed(process_num=position)``: the first 32
   bits of a SHA-256 of its pid, position and ``time.time_ns()``, recorded nowhere (every public BALROG
   version; a run with one worker seeds nothing, so NumPy's global state is the one it seeded from OS entropy
@@ -50,9 +51,10 @@ from playbench.suites.balrog.leaderboard_games import compat_game, task_of
 from playbench.suites.crafter.engine import CrafterEngine
 from playbench.suites.crafter.prompts import ACTIONS
 
-#: How many draws after a worker's recorded seed a Crafter world seed may be (the crafter module's import
-#: draws one for a throw-away env; an episode of another environment may draw a few).
-CRAFTER_DRAWS = 4
+#: How many draws after a worker's recorded seed a Crafter world seed may be: the crafter module's import
+#: draws one for a throw-away env, and the episode before may draw more (after a Baba Is AI episode the world
+#: was the 13th to 29th draw in the Llama-3.2-1B and phi-4 rows, after TextWorld the 2nd).
+CRAFTER_DRAWS = 40
 #: The first recorded steps a candidate Crafter world must give, all of them, to be taken as the episode's.
 CRAFTER_PROBE = 8
 #: The image sizes (pixels a side) BALROG's crafter may have rendered: crafter's default, and the public
@@ -64,19 +66,19 @@ PUBLIC_SINCE = "2024-11-21"
 BEAM = 64
 #: The most engine steps one episode's search may take, all branches together (a branch-free episode of
 #: 200 steps takes 200).
-WORK = 20_000
+WORK = 10_000
 
 
 def crafter_candidates(episode: Played, row: Row) -> list[int]:
-    """World seeds the worker's state could have given ``crafter.Env(seed=None)``: draws after its seeds."""
-    found: list[int] = []
+    """World seeds the worker's state could have given ``crafter.Env(seed=None)``: draws after its seeds.
+
+    Each seed's first draw, then each one's second, and so on (the nearest draws are the likeliest).
+    """
+    draws = []
     for seed in row.seeds_of(episode.process, episode):
         state = np.random.RandomState(seed)
-        for _ in range(CRAFTER_DRAWS):
-            drawn = int(state.randint(0, 2**31 - 1))
-            if drawn not in found:
-                found.append(drawn)
-    return found
+        draws.append([int(state.randint(0, 2**31 - 1)) for _ in range(CRAFTER_DRAWS)])
+    return list(dict.fromkeys(drawn[k] for k in range(CRAFTER_DRAWS) for drawn in draws))
 
 
 def crafter_texts(engine: Any) -> tuple[str, str]:
@@ -84,8 +86,13 @@ def crafter_texts(engine: Any) -> tuple[str, str]:
     from playbench.suites.crafter import describe
 
     win = describe.window(engine)
-    if win.low_edge:  # BALROG's slice fails there (before: a breakpoint, so no such row was recorded)
-        return describe.OUT_OF_MAP, describe.OUT_OF_MAP
+    status = describe.SLEEPING if win.sleeping else describe.DIED if win.dead else ""
+
+    def text(seen: str, target: str) -> str:
+        return ((status + "\n\n" if status else "") + "\n\n" + seen + f"\n\nYou face {target} at your front.").strip()
+
+    if win.low_edge:  # BALROG's window slice starts below 0 there: numpy gives an empty window, nothing in it
+        return (text("You see nothing away from you.", "nothing"),) * 2
     seen = _seen(win)
     player = engine.player
     px, py = int(player.pos[0]), int(player.pos[1])
@@ -95,12 +102,7 @@ def crafter_texts(engine: Any) -> tuple[str, str]:
     # away, when that cell is inside the window (which the world's far edges may cut).
     x, y = px + fy - 1, py + fx + 1
     transposed = engine.id_names()[int(engine.semantic()[x, y])] if x < width and y < height else "nothing"
-    status = describe.SLEEPING if win.sleeping else describe.DIED if win.dead else ""
-
-    def text(target: str) -> str:
-        return ((status + "\n\n" if status else "") + "\n\n" + seen + f"\n\nYou face {target} at your front.").strip()
-
-    return text(transposed), text(win.target if win.target is not None else "nothing")
+    return text(seen, transposed), text(seen, win.target if win.target is not None else "nothing")
 
 
 def _seen(win: Any) -> str:
@@ -188,6 +190,7 @@ class Branch:
 def root_branch(engine: CrafterEngine, sizes: tuple[int, ...]) -> Branch:
     """The one branch of a fresh episode's engine (made a BranchingEngine in place), either text version."""
     engine.__class__ = BranchingEngine  # the same engine and state; its balancing takes scripted picks
+    engine.script = ()
     branch = Branch(engine, (0, 1), tuple(noise_shape(engine, size) for size in sizes))
     engine._noise_shape = branch.shapes[0]
     return branch
@@ -264,8 +267,13 @@ def _by_size(branch: Branch) -> list[Branch]:
     return split
 
 
-def successors(branch: Branch, action: int, step: int) -> list[tuple[Branch, float, bool]]:
-    """The branch stepped once per combination of this step's despawn outcomes (one run when none)."""
+def successors(branch: Branch, action: int, step: int, runs: int = WORK) -> list[tuple[Branch, float, bool]]:
+    """The branch stepped once per combination of this step's despawn outcomes (one run when none).
+
+    NotVerifiable when the combinations need more than ``runs`` engine steps.
+    """
+    if runs < 1:
+        raise past_bound(step)
     engine = branch.engine
     if (engine.step_count + 1) % 10:  # crafter balances chunks every 10th step only
         engine.script = ()
@@ -275,6 +283,8 @@ def successors(branch: Branch, action: int, step: int) -> list[tuple[Branch, flo
     scripts: list[tuple[int, ...]] = [()]
     found: list[tuple[Branch, float, bool]] = []
     while scripts:
+        if len(found) >= runs:
+            raise past_bound(step)
         script = scripts.pop()
         run = engine if not found else _copy(saved)
         run.script = script
@@ -285,6 +295,12 @@ def successors(branch: Branch, action: int, step: int) -> list[tuple[Branch, flo
         chosen = tuple((step, pick, of) for pick, of in zip(picks, run.arities, strict=True))
         found.append((Branch(run, branch.versions, branch.shapes, branch.picks + chosen), float(reward), bool(done)))
     return found
+
+
+def past_bound(step: int) -> NotVerifiable:
+    """The search's refusal when its work bound is passed at ``step``."""
+    return NotVerifiable(f"the search over crafter's set-order despawn choices passed its bound of {WORK} engine "
+                         f"steps at step {step} (the steps before agree)")
 
 
 #: Object attributes that are links, not state (the world, its generator, a zombie's player).
@@ -385,8 +401,8 @@ class CrafterSearch:
     search left branches out before, or passes its work bound.
     """
 
-    def __init__(self, task: Task, world: int, episode: Played, row: Row) -> None:
-        self.game = compat_game(task, {})
+    def __init__(self, task: Task, game: Any, world: int, episode: Played, row: Row) -> None:
+        self.game = game
         self.game.reset(seed=world)  # crafter.Env(seed=world)'s first world, and the reset's noop
         sizes = IMAGE_SIZES if row.date is None or row.date < PUBLIC_SINCE else IMAGE_SIZES[1:]
         self.branches = [root_branch(self.game.engine, sizes)]
@@ -405,12 +421,11 @@ class CrafterSearch:
         """One recorded step on every branch; the branches that give it are kept (at most BEAM)."""
         record = self._episode.steps[self._k]
         index = ACTIONS.index(action)
-        stepped = [s for branch in self.branches for one in _by_size(branch) for s in successors(one, index, self._k)]
+        stepped: list[tuple[Branch, float, bool]] = []
+        for branch in self.branches:
+            for one in _by_size(branch):
+                stepped += successors(one, index, self._k, WORK - self.work - len(stepped))
         self.work += len(stepped)
-        if self.work > WORK:
-            raise NotVerifiable(f"the search over crafter's set-order despawn choices passed its bound of {WORK} "
-                                f"engine steps at step {self._k} ({len(stepped)} branches agreed with the record "
-                                "so far)")
         kept: list[tuple[Branch, str]] = []
         for branch, reward, done in stepped:
             versions, text = self._agreeing(branch, record, action, reward, done)
@@ -478,15 +493,18 @@ def open_crafter(episode: Played, row: Row) -> Player:
         raise NotVerifiable("its episode file names no process (process_num): its world seed came from the "
                             "worker's NumPy state")
     count = min(len(episode.steps), CRAFTER_PROBE)
-    for world in crafter_candidates(episode, row):
-        probe = CrafterSearch(task, world, episode, row)
-        try:
-            found = _agrees(probe, episode, count)
-        finally:
-            probe.close()
-        if found:
-            return CrafterSearch(task, world, episode, row)
-    raise NotVerifiable(f"world seed drawn from the clock: no seed recorded for its worker ({episode.process}) "
-                        "gives its world, so it is the worker's first episode (BALROG seeds a worker's NumPy state "
-                        "with a SHA-256 of its pid and the clock's nanoseconds when it starts, recorded nowhere) "
-                        "or follows an episode that left no file")
+    game = compat_game(task, {})  # one game for every candidate (made once: its textures, its views)
+    try:
+        game.engine.world_cache = False  # a candidate that is not the episode's world is not kept on disk
+        for world in crafter_candidates(episode, row):
+            if _agrees(CrafterSearch(task, game, world, episode, row), episode, count):
+                game.engine.world_cache = True
+                return CrafterSearch(task, game, world, episode, row)
+    except BaseException:
+        game.close()
+        raise
+    game.close()
+    raise NotVerifiable(f"world seed not found: none of the first {CRAFTER_DRAWS} draws after the seeds recorded "
+                        f"for its worker ({episode.process}) gives its world, so it is likely the worker's first "
+                        "episode (BALROG seeds a worker's NumPy state with a SHA-256 of its pid and the clock's "
+                        "nanoseconds when it starts, recorded nowhere) or follows an episode that left no file")
