@@ -8,7 +8,7 @@ What decides a Crafter instance in BALROG (its evaluator and crafter 1.8.3, read
   from the state the worker was left in: ``np.random.seed(s)`` of the worker's previous episode, plus the
   draws made since (that episode's own: a Baba Is AI episode makes a dozen or more; and one when BALROG's
   crafter module is first imported, for a throw-away ``crafter.Env()``). The candidates are the first
-  ``CRAFTER_DRAWS`` draws after each seed recorded for the same worker; the one whose world gives the first
+  draws after each seed recorded for the same worker (``CRAFTER_DRAWS``); the one whose world gives the first
   recorded observations is taken. A worker's first episode draws after the
   seed ``_worker`` gave the worker when it started, ``get_unique_seed(process_num=position)``: the first 32
   bits of a SHA-256 of its pid, position and ``time.time_ns()``, recorded nowhere (every public BALROG
@@ -52,9 +52,11 @@ from playbench.suites.crafter.engine import CrafterEngine
 from playbench.suites.crafter.prompts import ACTIONS
 
 #: How many draws after a worker's recorded seed a Crafter world seed may be: the crafter module's import
-#: draws one for a throw-away env, and the episode before may draw more (after a Baba Is AI episode the world
-#: was the 13th to 29th draw in the Llama-3.2-1B and phi-4 rows, after TextWorld the 2nd).
-CRAFTER_DRAWS = 40
+#: draws one for a throw-away env, and the episode before may draw more: after a Baba Is AI episode the
+#: world was the 13th to 29th draw (Llama-3.2-1B and phi-4 rows), after TextWorld the 2nd. Each candidate
+#: world costs its generation (about 0.2 s), so the other environments' seeds get the few first draws only.
+CRAFTER_DRAWS = {"babaisai": 40}
+OTHER_DRAWS = 4
 #: The first recorded steps a candidate Crafter world must give, all of them, to be taken as the episode's.
 CRAFTER_PROBE = 8
 #: The image sizes (pixels a side) BALROG's crafter may have rendered: crafter's default, and the public
@@ -75,10 +77,12 @@ def crafter_candidates(episode: Played, row: Row) -> list[int]:
     Each seed's first draw, then each one's second, and so on (the nearest draws are the likeliest).
     """
     draws = []
-    for seed in row.seeds_of(episode.process, episode):
-        state = np.random.RandomState(seed)
-        draws.append([int(state.randint(0, 2**31 - 1)) for _ in range(CRAFTER_DRAWS)])
-    return list(dict.fromkeys(drawn[k] for k in range(CRAFTER_DRAWS) for drawn in draws))
+    for env, task, index, seed in row.processes.get(episode.process or "", []):
+        if seed is not None and (env, task, index) != (episode.env, episode.task, episode.index):
+            state = np.random.RandomState(seed)
+            draws.append([int(state.randint(0, 2**31 - 1)) for _ in range(CRAFTER_DRAWS.get(env, OTHER_DRAWS))])
+    deepest = max((len(drawn) for drawn in draws), default=0)
+    return list(dict.fromkeys(drawn[k] for k in range(deepest) for drawn in draws if k < len(drawn)))
 
 
 def crafter_texts(engine: Any) -> tuple[str, str]:
@@ -504,7 +508,7 @@ def open_crafter(episode: Played, row: Row) -> Player:
         game.close()
         raise
     game.close()
-    raise NotVerifiable(f"world seed not found: none of the first {CRAFTER_DRAWS} draws after the seeds recorded "
-                        f"for its worker ({episode.process}) gives its world, so it is likely the worker's first "
+    raise NotVerifiable(f"world seed not found: none of the first draws after the seeds recorded for its worker "
+                        f"({episode.process}) gives its world, so it is likely the worker's first "
                         "episode (BALROG seeds a worker's NumPy state with a SHA-256 of its pid and the clock's "
                         "nanoseconds when it starts, recorded nowhere) or follows an episode that left no file")
