@@ -26,16 +26,16 @@ balrog``) is re-played by that format's ``verify`` hook, to which this module le
 
 import asyncio
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from playbench.agents.base import Agent, Decision, EpisodeContext, Turn
 from playbench.core.errors import PlaybenchError
 from playbench.core.game import start
 from playbench.core.records import EpisodeRecord, RunConfig, StepRecord
 from playbench.core.registry import find_task
-from playbench.core.suite import Policy
+from playbench.core.suite import FolderVerify, FormatHooks, Policy, SettingsVerify
 from playbench.core.task import Task
 from playbench.core.verdict import (
     Difference,
@@ -62,10 +62,12 @@ NAMED_MISSING = 5
 TOTALS = ("status", "steps", "reward", "invalid_actions", "score", "completion", "progress", "metrics", "instance")
 
 
-def verify(path: Path | str) -> VerifyResult:
+def verify(path: Path | str, settings: Mapping[str, str] | None = None) -> VerifyResult:
     """Re-play every episode of the run (or folder of a suite's format) at ``path``; see the module doc.
 
-    A folder that is neither is a PlaybenchError. Nothing is written to the folder.
+    ``settings``: what a suite's folder may need to be re-played (``-T KEY=VALUE``: a BALROG row's Boxoban
+    episodes, ``levels``); a run records its own, so it takes none. A folder that is neither is a
+    PlaybenchError. Nothing is written to the folder.
     """
     path = Path(path)
     from playbench.api import formats
@@ -75,10 +77,13 @@ def verify(path: Path | str) -> VerifyResult:
     if found is not None:
         if found[1].verify is None:
             raise PlaybenchError(f"{path} is a {found[1].title} folder, which its format does not re-play")
-        return found[1].verify(path, lend_policy)
+        return _verify_folder(path, found[1], dict(settings or {}))
     if not (path / RUN_JSON).exists():
         kinds = "".join(f" nor a {hooks.title} folder" for hooks in formats.every().values() if hooks.verify)
         raise PlaybenchError(f"{path} is neither a playbench run (no run.json){kinds}")
+    if settings:
+        raise PlaybenchError(f"-T {next(iter(settings))[:40]}: a playbench run is re-played with the parameters it "
+                             "records; -T is for a suite's folder")
     log = read_run(path)  # a run that cannot be read is refused here, in one line
     result = VerifyResult(path)
     with asyncio.Runner() as runner:  # one event loop for every episode's re-play
@@ -87,6 +92,19 @@ def verify(path: Path | str) -> VerifyResult:
     if result.differing:
         result.notes.extend(version_notes(log))
     return result
+
+
+def _verify_folder(path: Path, hooks: FormatHooks, settings: dict[str, str]) -> VerifyResult:
+    """The format's re-play of the folder, with verify's ``-T`` settings where it names them."""
+    assert hooks.verify is not None
+    for name in settings:
+        if name not in hooks.verify_options:
+            takes = "; ".join(f"-T {key}=...: {help}" for key, help in hooks.verify_options.items())
+            raise PlaybenchError(f"-T {name[:40]}: a {hooks.title} folder's verify takes "
+                                 f"{takes or 'no -T setting'}")
+    if hooks.verify_options:
+        return cast(SettingsVerify, hooks.verify)(path, lend_policy, settings)
+    return cast(FolderVerify, hooks.verify)(path, lend_policy)
 
 
 def _check_run(log: RunLog, result: VerifyResult, runner: asyncio.Runner) -> None:

@@ -58,16 +58,32 @@ def _named(names: list[str], count: int) -> str:
     return shown + (f" and {count - len(names)} more" if count > len(names) else "")
 
 
+def _settings(values: tuple[str, ...]) -> dict[str, str]:
+    """``-T KEY=VALUE`` pairs as a dict; a malformed or repeated one is refused in one line."""
+    out: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise click.UsageError(f"-T {item[:60]!r}: expected KEY=VALUE (e.g. levels=PATH)")
+        if key.strip() in out:
+            raise click.UsageError(f"-T {key.strip()[:40]} given twice")
+        out[key.strip()] = value
+    return out
+
+
 @click.command("verify")
 @click.argument("run", type=click.Path())
-def command(run: str) -> None:
+@click.option("-T", "settings", multiple=True, metavar="KEY=VALUE",
+              help="What a suite's folder needs re-playing: a BALROG row's Boxoban episodes, -T levels=PATH (the "
+                   "official levels, a deepmind/boxoban-levels checkout).")
+def command(run: str, settings: tuple[str, ...]) -> None:
     """Re-play RUN's episodes from their seeds and actions and check every recorded value.
 
     RUN is a run directory (local, resumed, Ray or merged) or a folder of a suite's format, such as a BALROG
     submission folder written by ``playbench export --format balrog``. Exit code 1 when anything differs, 3 when scheduled episodes have
     no record or scored episodes could not be checked.
     """
-    result = verify(run)
+    result = verify(run, _settings(settings))
     for line in lines(result):
         click.echo(line)
     sys.exit(1 if not result.ok else 0 if result.complete else 3)

@@ -137,6 +137,9 @@ class Policy(Protocol):
 PolicyLender = Callable[[str], Callable[[], Policy] | None]
 
 #: what ``export`` hands a format's ``write``: each episode's record and its steps (None: no steps recorded)
+#: A format's ``verify`` hook: (folder, lend) -> its findings; with settings when it names ``verify_options``
+FolderVerify = Callable[[Path, PolicyLender], "VerifyResult"]
+SettingsVerify = Callable[[Path, PolicyLender, Mapping[str, str]], "VerifyResult"]
 Episodes = Iterable[tuple["EpisodeRecord", Sequence["StepRecord"] | None]]
 
 
@@ -248,7 +251,9 @@ class FormatHooks:
     ``render(figures)``: the rich renderables ``report`` prints (its strings arrive inert). Optional:
     ``write(folder, episodes, config)`` writes a run's episodes into ``folder`` (new or empty) for
     ``export --format NAME`` and returns ``(episodes written, notes to show)``; ``verify(folder, lend)``
-    re-plays the folder (``lend`` gives reference policies) into a ``core.verdict.VerifyResult``;
+    re-plays the folder (``lend`` gives reference policies) into a ``core.verdict.VerifyResult``; a format
+    that names ``verify_options`` (verify's ``-T KEY=VALUE`` settings: name -> its one-line help) is called
+    ``verify(folder, lend, settings)``, each setting one of those names (another is refused before);
     ``episodes(path, options)`` reads it for ``compare`` (a ``Comparable``), ``options`` being compare's
     ``-S KEY=VALUE`` settings, each a name of ``options`` (name -> its one-line help); ``instances(folder, tasks)``:
     its episodes of the tasks ``tasks`` (id -> the run's ``-T`` values of it, which finding an instance may
@@ -261,10 +266,11 @@ class FormatHooks:
     read: Callable[[Path], dict[str, Any]]
     render: Callable[[dict[str, Any]], list[Any]]
     write: Callable[[Path, Episodes, RunConfig], tuple[int, list[str]]] | None = None
-    verify: Callable[[Path, PolicyLender], VerifyResult] | None = None
+    verify: FolderVerify | SettingsVerify | None = None
     episodes: Callable[[Path, Mapping[str, str]], Comparable] | None = None
     options: Mapping[str, str] = field(default_factory=dict)
     instances: Callable[[Path, Mapping[str, Mapping[str, Any]]], list[Instance]] | None = None
+    verify_options: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from playbench.core.records import RunConfig
 from playbench.core.suite import Comparable, Episodes, FormatHooks, Published, PublishedFigure
 from playbench.suites.balrog import compared, leaderboard_instances, submission
 from playbench.suites.balrog.facts import TASKS
-from playbench.suites.balrog.verify import verify_submission
+from playbench.suites.balrog.verify import SETTINGS, verify_submission
 
 #: What a folder that publishes its summary alone is, for compare and the board
 SUMMARY_ALONE = "a published summary alone (no episode files): nothing to pair"
@@ -115,4 +115,4 @@ def _figure(percent: float, error: float, episodes: int | None = None) -> Publis
 
 FORMAT = FormatHooks(title="BALROG submission", detect=submission.is_submission, read=submission.read_submission,
                      render=render, write=write, verify=verify_submission, episodes=episodes,
-                     instances=leaderboard_instances.instances)
+                     instances=leaderboard_instances.instances, verify_options=SETTINGS)

@@ -335,21 +335,34 @@ def _boxoban_levels(folder: Path, files: list[_File],
             continue
         grid = map_grid(steps[0].observation) if steps else None
         if grid is None:
-            out[file.relative] = None, ("its first recorded observation shows no map (a VLM row's text leaves it "
-                                        "out): which Boxoban level it played cannot be told")
+            out[file.relative] = None, NO_MAP
             continue
         wanted.setdefault((path, file.row.name.removeprefix("boxoban-")), {})[file.relative] = grid
     for (path, preset), grids in wanted.items():
-        found = _scan(path, preset, grids)
-        for relative, ids in found.items():
-            if len(ids) == 1:
-                out[relative] = ids[0], None
-            elif not ids:
-                out[relative] = None, (f"no level of the official {preset} levels under {path} shows the map its "
-                                       "first step shows")
-            else:
-                out[relative] = None, (f"{len(ids)} of the official {preset} levels under {path} show the map its "
-                                       f"first step shows ({', '.join(ids[:3])}): which one it played cannot be told")
+        out.update(identify_levels(path, preset, grids))
+    return out
+
+
+#: Why a Boxoban episode whose first recorded observation shows no map cannot be given its level.
+NO_MAP = ("its first recorded observation shows no map (a VLM row's text leaves it out): which Boxoban level it "
+          "played cannot be told")
+
+
+def identify_levels(path: str, preset: str, grids: Mapping[str, list[str]]) -> dict[str, tuple[str | None, str | None]]:
+    """Each key's map (``map_grid``) -> (the one official ``preset`` level under ``path`` it shows, None) or (None, why).
+
+    Why: no level shows it, or several do. Each level file is read once for all the maps; a folder that holds
+    no such levels is a PlaybenchError.
+    """
+    out: dict[str, tuple[str | None, str | None]] = {}
+    for key, ids in _scan(path, preset, dict(grids)).items():
+        if len(ids) == 1:
+            out[key] = ids[0], None
+        elif not ids:
+            out[key] = None, f"no level of the official {preset} levels under {path} shows the map its first step shows"
+        else:
+            out[key] = None, (f"{len(ids)} of the official {preset} levels under {path} show the map its first step "
+                              f"shows ({', '.join(ids[:3])}): which one it played cannot be told")
     return out
 
 

@@ -10,7 +10,10 @@ midnight. Where the episode parts on the row's date, the nearest days within ``C
 calendar differs for NetHack (full moon, new moon, Friday 13th) are tried, and the first whose clock gives
 all its steps is taken (Microsoft phi-4's row of 2025-01-13 shows the full moon of the 14th). MiniHack's Boxoban tasks draw their level with ``random.choice`` over the
 level files of a downloaded folder read in ``os.listdir`` order (machine-dependent), so which level an
-episode played is not determined by its record: not verifiable.
+episode played is not determined by its seed: given the official levels (``verify -T levels=PATH``), it is
+the one level there whose walls, goals and start its first recorded map shows
+(``leaderboard_instances.identify_levels``), re-played on it; without them, a map or a single such level:
+not verifiable.
 
 Two texts of the step: BALROG before 2025-03-06 (``980e1e5``) answered a ``--More--`` by pressing it from
 inside its wrapper, keeping the first message (its ``--More--`` and newlines made spaces) and the message
@@ -24,6 +27,7 @@ import pickle
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping
 from typing import IO, Any
 
 from playbench.core.verdict import NotVerifiable, same
@@ -39,7 +43,41 @@ CLOCK_NOTE = ("MiniHack and NetHack episodes were re-played with the clock at {d
 #: How far from the row's date (days, either side) a clock is tried.
 CLOCK_DAYS = 3
 _BOXOBAN = ("the level was drawn with random.choice over MiniHack's Boxoban level files in os.listdir order "
-            "(machine-dependent): which level it played is not determined by its record")
+            "(machine-dependent): which level it played is not determined by its seed; give the official levels "
+            "(verify -T levels=PATH) to find it by the map its first step shows")
+#: A Boxoban episode's (task id, index) -> (its level's text, None) or (None, why it has none)
+BoxobanLevels = Mapping[tuple[str, int], tuple[str | None, str | None]]
+
+
+def boxoban_levels(episodes: list[Played], path: str | None) -> dict[tuple[str, int], tuple[str | None, str | None]]:
+    """The level each Boxoban episode played: the one official level under ``path`` its first recorded map shows.
+
+    Each level file is read once for all the episodes; without ``path`` none is given (``open_nethack`` then
+    says why). A ``path`` that holds no official levels is a PlaybenchError.
+    """
+    from playbench.core.registry import find_task
+    from playbench.suites.balrog.leaderboard_instances import NO_MAP, identify_levels, map_grid
+    from playbench.suites.balrog.nle.boxoban.source import official_level
+
+    out: dict[tuple[str, int], tuple[str | None, str | None]] = {}
+    wanted: dict[str, dict[str, list[str]]] = {}  # preset -> {episode key: its map}
+    keys: dict[str, tuple[str, int]] = {}
+    for episode in episodes:
+        task = find_task(episode.task_id)
+        if path is None or task is None or task.facts is None or task.facts.kind != "boxoban" or not episode.steps:
+            continue
+        grid = map_grid(episode.steps[0].observation)
+        if grid is None:
+            out[episode.task_id, episode.index] = None, NO_MAP
+            continue
+        key = f"{episode.task_id}#{episode.index}"
+        keys[key] = episode.task_id, episode.index
+        wanted.setdefault(task.facts.name.removeprefix("boxoban-"), {})[key] = grid
+    for preset, grids in wanted.items():
+        for key, (level_id, why) in identify_levels(path or "", preset, grids).items():
+            text = official_level(path or "", preset, level_id).text() if level_id is not None else None
+            out[keys[key]] = text, why
+    return out
 
 
 class _Child:
@@ -101,9 +139,10 @@ def stop_children() -> None:
 class NetHackPlayer:
     """The parent's side of one episode played in the row's child."""
 
-    def __init__(self, child: _Child, env_id: str, seed: int, vlm: bool, auto_more: bool, limit: int) -> None:
+    def __init__(self, child: _Child, env_id: str, seed: int, vlm: bool, auto_more: bool, limit: int,
+                 level: str | None = None) -> None:
         self.child = child
-        self.legal, self.default = child.call("open", env_id, seed, vlm, auto_more)
+        self.legal, self.default = child.call("open", env_id, seed, vlm, auto_more, level)
         self.limit = limit
         self._last, self._done = "", False
 
@@ -132,15 +171,21 @@ class NetHackPlayer:
         """Nothing to release: the child keeps its engines for the next episode."""
 
 
-def open_nethack(episode: Played, row: Row) -> Player:
-    """The episode's engine, seeded with its recorded seed, in the child of the row's date."""
+def open_nethack(episode: Played, row: Row, boxoban: BoxobanLevels | None = None) -> Player:
+    """The episode's engine, seeded with its recorded seed, in the child of the row's date.
+
+    ``boxoban``: the Boxoban episodes' levels (``boxoban_levels``); one it does not give is not verifiable.
+    """
     from playbench.core.registry import find_task
 
     task = find_task(episode.task_id)
     if task is None or task.facts is None:
         raise NotVerifiable(f"this playbench has no task {episode.task_id}")
+    level = None
     if task.facts.kind == "boxoban":
-        raise NotVerifiable(_BOXOBAN)
+        level, why = (boxoban or {}).get((episode.task_id, episode.index), (None, _BOXOBAN))
+        if level is None:
+            raise NotVerifiable(why or _BOXOBAN)
     if episode.early:
         raise NotVerifiable("played by BALROG's evaluator before its public code (steps table Step, Observation, "
                             "...): its MiniHack/NetHack settings are published nowhere (its rewards, e.g. 0.001 "
@@ -154,7 +199,7 @@ def open_nethack(episode: Played, row: Row) -> Player:
     def player(day: str) -> NetHackPlayer:
         assert row.date is not None
         return NetHackPlayer(_child(day), task.facts.original, episode.seed, vlm, row.date >= AUTO_MORE_SINCE,
-                             task.facts.max_steps)
+                             task.facts.max_steps, level)
 
     days = clock_days(row.date)
     return player(next((day for day in days if _agrees(player(day), episode, row)), days[0]))
@@ -203,13 +248,16 @@ def _number(text: str) -> float | None:
 class _Episode:
     """BALROG's NLE language wrapper over one engine, with the ``--More--`` handling of its version."""
 
-    def __init__(self, engines: dict[str, Any], env_id: str, seed: int, vlm: bool, auto_more: bool) -> None:
+    def __init__(self, engines: dict[str, Any], env_id: str, seed: int, vlm: bool, auto_more: bool,
+                 level: str | None = None) -> None:
         from playbench.suites.balrog.nle import actions as A
         from playbench.suites.balrog.nle.engine import Engine, useful_action_names
         from playbench.suites.balrog.nle.progression import MiniHackProgress, NetHackProgress
 
         if env_id not in engines:
-            engines[env_id] = Engine(env_id)
+            engines[env_id] = Engine(env_id, boxoban_level=level)
+        elif level is not None:
+            engines[env_id].set_boxoban_level(level)  # a Boxoban engine plays the level it is given from reset on
         self.engine = engines[env_id]
         self.nethack = env_id.startswith("NetHack")
         self.mode = "vlm" if vlm else "text"

@@ -22,7 +22,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,15 +63,22 @@ def _task_ids() -> dict[tuple[str, str], str]:
     return {original_name(row.id): row.id for row in TASKS}
 
 
-def verify_submission(folder: Path, lend: PolicyLender) -> VerifyResult:
+#: verify's ``-T`` settings of a BALROG folder: name -> what it gives
+SETTINGS = {"levels": "PATH of the official Boxoban levels (a deepmind/boxoban-levels checkout): a leaderboard "
+                      "row's Boxoban episode is re-played on the one level its first recorded map shows"}
+
+
+def verify_submission(folder: Path, lend: PolicyLender, settings: Mapping[str, str] | None = None) -> VerifyResult:
     """Re-play what can be re-played of the submission ``folder``; see the module doc.
 
-    ``lend(agent)`` makes the reference policy BALROG's ``agent.type`` names (None: a model played).
+    ``lend(agent)`` makes the reference policy BALROG's ``agent.type`` names (None: a model played);
+    ``settings``: verify's ``-T`` values (``SETTINGS``: the format's ``verify_options``).
     """
+    settings = dict(settings or {})
     result = VerifyResult(folder, kind="balrog-submission", label="BALROG submission")
     result.folder_differences = [f"summary.json {line}" for line in read_submission(folder)["mismatches"]]
     with asyncio.Runner() as runner:  # one event loop for every episode's re-play
-        _check_folder(folder, result, runner, lend)
+        _check_folder(folder, result, runner, lend, settings.get("levels"))
     if any(f.verdict != "not-verifiable" for f in result.findings):
         result.notes.append("episodes were re-played with each task's default parameters (a submission records "
                             "none, BALROG's evaluator has none); a submission holds ok episodes only")
@@ -79,7 +86,8 @@ def verify_submission(folder: Path, lend: PolicyLender) -> VerifyResult:
     return result
 
 
-def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, lend: PolicyLender) -> None:
+def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, lend: PolicyLender,
+                  levels: str | None = None) -> None:
     names = _task_ids()
     problems: dict[str, str | None] = {}
     files = [(env, relative) for env, found in episode_files(folder).items() for relative in found]
@@ -133,8 +141,13 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, le
         from playbench.suites.balrog.leaderboard_games import OPENERS
 
         row.style = leaderboard.note_style((s.observation for e in played for s in e.steps), row.date)
-        openers = {**OPENERS, "crafter": leaderboard_crafter.open_crafter, "minihack": leaderboard_nle.open_nethack,
-                   "nle": leaderboard_nle.open_nethack}
+        boxoban = leaderboard_nle.boxoban_levels(played, levels)
+
+        def open_nethack(episode: leaderboard.Played, row: leaderboard.Row) -> leaderboard.Player:
+            return leaderboard_nle.open_nethack(episode, row, boxoban)
+
+        openers = {**OPENERS, "crafter": leaderboard_crafter.open_crafter, "minihack": open_nethack,
+                   "nle": open_nethack}
         try:
             leaderboard.replay_all(played, row, openers, result, runner)
         finally:
