@@ -1,69 +1,94 @@
-"""Facts: the requests BALROG's own code (evaluator loop, agents, prompt builder, instruction prompts, run
-unchanged from balrog-ai/BALROG af7d1f1) sends for an episode of a playbench BALROG game.
+"""Facts: the requests BALROG's own code sends for an episode of a playbench BALROG game.
+
+BALROG's evaluator loop, agents, prompt builder and instruction prompts run unchanged (balrog-ai/BALROG
+af7d1f1).
 
 The playbench game supplies the observations (the engine side); everything the model is sent is built
 by the original code. Output: one JSON file per env under the given directory.
 """
-import json, os, subprocess, sys, tempfile, types
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import types
 from pathlib import Path
 
-import numpy as np
 import gymnasium
+import numpy as np
 
 sys.path.insert(0, os.environ["BALROG_SCRATCH"])
 import balrog.client as client
 import balrog.evaluator as evaluator
 from balrog.environments.env_wrapper import EnvWrapper
 
-from playbench.core.registry import get_task
 import playbench.suites  # noqa: F401
 from playbench.agents.few_shot import load_demos
+from playbench.core.registry import get_task
 
 OUT = Path(sys.argv[1])
 ONLY = sys.argv[2:] or None
 
 
 class Cfg(dict):
+    """A dict read by attribute, as BALROG reads its OmegaConf config."""
+
     def __getattr__(self, k):
         return self[k]
+
     def get(self, k, d=None):
+        """The value of ``k``, else ``d``."""
         return dict.get(self, k, d)
 
 
 def cfg(obj):
+    """``obj`` with every nested dict made a ``Cfg``."""
     if isinstance(obj, dict):
         return Cfg({k: cfg(v) for k, v in obj.items()})
     return obj
 
 
 class Anything:
+    """An action space that holds every answer (a game without a list of legal actions)."""
+
     def __contains__(self, x):
         return True
 
 
 class Base(gymnasium.Env):
     """Engine side: a playbench game seen through BALROG's env contract."""
+
     def __init__(self, game, actions=None):
         self.game, self.actions = game, actions
-        legal = None
         self.default_action = game.default_action
+
     def _obs(self, text, info):
         return {"text": {"long_term_context": info["long_term_context"], "short_term_context": info["short_term_context"]},
                 "image": None, "mission": getattr(getattr(self.game, "env", None), "mission", None)}
+
     @property
     def language_action_space(self):
+        """The game's legal actions (``Anything`` when it has no list)."""
         legal = self.game.legal_actions()
         return Anything() if legal is None else list(legal)
+
     @property
     def max_steps(self):
+        """The game's step limit."""
         return self.game.max_steps
+
     def reset(self, seed=None, options=None):
+        """Reset the game with ``seed``; BALROG's observation dict."""
         text, info = self.game.reset(seed=seed)
         return self._obs(text, info), {}
+
     def step(self, action):
+        """Play ``action``; BALROG's step tuple."""
         text, r, term, trunc, info = self.game.step(action)
         return self._obs(text, info), r, term, trunc, {}
+
     def get_stats(self):
+        """No statistics (the facts compare requests only)."""
         return {}
 
 
@@ -95,7 +120,9 @@ def answers(strategy, valid):
 
 
 def minihack_actions(env_id):
-    import gym, minihack  # noqa: F401
+    """The action names of MiniHack's ``env_id`` as BALROG lists them."""
+    import gym
+    import minihack  # noqa: F401
     env = gym.make(env_id)
     acts = env.actions
     env.close()
@@ -127,6 +154,7 @@ def write_npz(demo, path):
 
 
 def run(env, mode):
+    """The requests BALROG sends for one episode of ``env`` in ``mode``."""
     task_id, orig_task, seed, valid = ENVS[env]
     task = get_task(task_id)
     extra = {"games": "1", "game_set": "legacy"} if env == "textworld" else {}  # the facts were made on the legacy set
@@ -159,7 +187,7 @@ def run(env, mode):
                       "textworld_tasks": [orig_task]},
         })
         game = task.make_game(params, 0)
-        evaluator.make_env = lambda env_name, t, c, render_mode=None: EnvWrapper(Base(game, actions), env_name, t)
+        evaluator.make_env = lambda env_name, t, c, render_mode=None, game=game: EnvWrapper(Base(game, actions), env_name, t)
         client.SCRIPT[:] = answers(strategy, valid)
         client.REQUESTS.clear()
         agent = __import__("balrog.agents", fromlist=["AgentFactory"]).AgentFactory(config).create_agent()

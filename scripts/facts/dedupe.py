@@ -1,5 +1,7 @@
 """Store each distinct message text once: requests become lists of [role, index into texts]."""
-import json, sys
+import json
+import sys
+
 for path in sys.argv[1:]:
     data = json.load(open(path))
     texts, index = [], {}

@@ -1,5 +1,11 @@
 """Facts: SmartPlay's own match_act (examples/experiment.py, run unchanged) on natural answers."""
-import json, os, re, sys, textwrap, types
+import json
+import os
+import re
+import sys
+import textwrap
+import types
+
 src = open(os.environ["SMARTPLAY_SCRATCH"] + "/experiment.py").read()
 body = re.search(r"(    def match_act\(output\):.*?return 0\n)", src, re.S).group(1)
 actions = json.load(open(sys.argv[1]))

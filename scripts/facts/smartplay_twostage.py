@@ -1,9 +1,16 @@
-"""Facts: SmartPlay's two-stage requests (examples/experiment.py compose_ingame_prompt and questions, the
-Crafter manual from crafter_env.py + assets/crafter_ctxt.pkl, run unchanged) for a playbench Crafter episode."""
-import json, os, pickle, re, sys
+"""Facts: SmartPlay's two-stage requests for a playbench Crafter episode.
 
-from playbench.core.registry import get_task
+examples/experiment.py's compose_ingame_prompt and questions, and the Crafter manual from crafter_env.py and
+assets/crafter_ctxt.pkl, run unchanged.
+"""
+import json
+import os
+import pickle
+import re
+import sys
+
 import playbench.suites  # noqa: F401
+from playbench.core.registry import get_task
 
 src = open(os.environ["SMARTPLAY_SCRATCH"] + "/experiment.py").read()
 ns = {}
@@ -16,8 +23,11 @@ block = re.search(r"\n( +CTXT = pickle\.load\(f\).*?self\.desc = CTXT\n)", env_s
 block = "\n".join(ln.strip() for ln in block.splitlines()).replace("CTXT = pickle.load(f)", "CTXT = pickle.loads(raw)").replace("self.desc = CTXT", "desc = CTXT")
 
 
-class Only(pickle.Unpickler):  # the asset is one pickled str
+class Only(pickle.Unpickler):
+    """Unpickles the asset, one pickled str, and nothing that names a class."""
+
     def find_class(self, module, name):
+        """Refuse every class: the asset holds a str alone."""
         raise pickle.UnpicklingError("only a str is expected")
 
 
@@ -34,12 +44,13 @@ STAGE2 = ["Move West", "Do", "Move North", "Move East"]
 
 
 def run(compat):
+    """The two-stage requests of one episode, with SmartPlay's compat parameters or not."""
     task = get_task("smartplay/crafter")
     params = task.params({"compat": "true"} if compat else {})
     game = task.make_game(params, 0)
     _, info = game.reset(seed=SEED)
     requests = []
-    for a1, a2 in zip(STAGE1, STAGE2):
+    for a1, a2 in zip(STAGE1, STAGE2, strict=True):
         view = {"manual": MANUAL, "history": info["history"], "obs": info["obs"]}
         m1, _ = compose(view, questions[0])
         m2, _ = compose(view, questions[1], [(questions[0], a1)])
@@ -49,7 +60,7 @@ def run(compat):
         if term or trunc:
             break
     game.close()
-    return {"seed": SEED, "task_params": {"compat": "true"} if compat else {}, "answers": [x for p in zip(STAGE1, STAGE2) for x in p],
+    return {"seed": SEED, "task_params": {"compat": "true"} if compat else {}, "answers": [x for p in zip(STAGE1, STAGE2, strict=True) for x in p],
             "requests": requests}
 
 
