@@ -25,6 +25,6 @@ test: $(STAMP)
 	bash scripts/test.sh $(VENV)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks scripts
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
