@@ -9,9 +9,10 @@ crafter's local view without the inventory rows) of the world's semantic map.
   instance (first seen wins ties), ``step`` when the distance is 1; no action echo; vitals and inventory
   form a separate short-term text.
 
-Near the low world edges the originals slice the map with negative indices and fail; they then show
-``Error, you are out of the map.`` (SmartPlay B14, BALROG B20). SmartPlay fixed treats cells outside the
-world as invisible instead; BALROG keeps the original text in both modes.
+Near the low world edges the originals slice the map with a negative start. SmartPlay then fails and shows
+``Error, you are out of the map.`` (B14); SmartPlay fixed treats cells outside the world as invisible
+instead. BALROG's slice comes out empty without failing (a negative start wraps past the window's end), so
+it sees nothing and faces nothing there, in both modes; at the high edges both cut the window at the world.
 """
 
 from dataclasses import dataclass
@@ -151,9 +152,7 @@ def smartplay_frame(win: Window, action: str | None, compat: bool) -> str:
 
 def balrog_long_term(win: Window) -> str:
     """BALROG's long-term context: status line and the map description (balrog.md §6.2)."""
-    if win.low_edge:
-        return OUT_OF_MAP
-    best = _nearest(win)
+    best = {} if win.low_edge else _nearest(win)  # BALROG's window is empty there
     if best:
         lines = [
             f"- {win.names[s]} {d} step{'s' if d > 1 else ''} to your {direction(dx, dy)}"
@@ -162,7 +161,8 @@ def balrog_long_term(win: Window) -> str:
         seen = "You see:\n" + "\n".join(lines)
     else:
         seen = "You see nothing away from you."
-    facing = f"You face {win.target if win.target is not None else 'nothing'} at your front."
+    target = win.target if win.target is not None and not win.low_edge else "nothing"
+    facing = f"You face {target} at your front."
     status = _status_line(win)
     prefix = status + "\n\n" if status else ""
     return (prefix + "\n\n" + seen + "\n\n" + facing).strip()

@@ -152,6 +152,14 @@ class CrafterEngine(crafter.Env):  # type: ignore[misc]  # crafter ships no type
         self.last_image = None
         return None
 
+    def render_again(self) -> np.ndarray | None:
+        """Render the current frame once more, as a wrapper that renders each frame twice does.
+
+        At night crafter draws the second image's noise from the world's generator too (burnt in text-only
+        mode), so the world's random stream then follows that wrapper's; the new image replaces ``last_image``.
+        """
+        return self._obs()
+
     def _balance_object(self, chunk: Any, objs: Any, *args: Any) -> None:
         if self.stable_order:
             obj_map = self._world._obj_map

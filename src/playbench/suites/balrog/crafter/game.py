@@ -19,7 +19,8 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
 
     The observation is the long-term context (status line and map text); ``info["short_term_context"]``
     holds vitals and inventory. Progression = achievements unlocked / 22; the row's step limit (2,000 for
-    ``default``); default ``Noop``.
+    ``default``); default ``Noop``. Each frame is rendered twice, as BALROG's wrapper does (crafter's step,
+    then ``process_obs``): at night the world's generator gives two noise draws a step, in both modes.
     """
 
     env_name = "crafter"
@@ -56,10 +57,13 @@ class BalrogCrafter(_CrafterMixin, BalrogGame):
         if isinstance(world, bool) or not isinstance(world, int) or not 0 <= world < 2**32:
             raise ValueError(f"{self.row.id}: the reset option world is a seed 0..2**32-1")
         self._new_episode(world)
+        self.engine.render_again()  # BALROG's reset shows the noop step's frame through process_obs too
         return self._observe(), balrog_instruction_prompt()
 
     def _engine_step(self, action: str) -> tuple[Frame, float, bool, bool]:
         _, reward, done, _ = self.engine.step(ACTIONS.index(action))
+        # BALROG's process_obs renders the frame again (the image it shows): at night a second noise draw
+        self.engine.render_again()
         dead = self.engine.player.health <= 0
         return self._observe(), float(reward), dead, bool(done) and not dead
 

@@ -10,5 +10,6 @@ class BalrogCrafterParams(BalrogParams):
     (``config`` or ``paper``: both 10 for Crafter); ``max_steps`` overrides BALROG's cap of 2000;
     ``feedback`` adds BALROG's "Defaulted to action" note after an invalid output. ``compat`` changes
     nothing observable for Crafter: the world-seed fix (B1b) is always on, since the original's worlds
-    cannot be reproduced anyway, and B20 (reset tick, out-of-map text) is kept in both modes.
+    cannot be reproduced anyway; the reset tick (B20), the empty text at the low map edges and the second
+    render of each frame (two night-noise draws a step) are BALROG's in both modes.
     """
