@@ -209,7 +209,7 @@ def _compare(episode: Played, row: Row, player: Player) -> Difference | None:
             text = with_note(row.style, episode.early, step.answer, action, text)
         shown = player.recorded(step.observation)
         for name, recorded, replayed in (("Observation", text if shown is None else shown, text),
-                                          ("Reward", _float(step.reward), float(reward)),
+                                          ("Reward", recorded_number(step.reward), float(reward)),
                                           ("Done", step.done, str(bool(done)))):
             if not same(recorded, replayed):
                 if name == "Done" and step.done == "True" and k + 1 == len(episode.steps) < player.limit:
@@ -228,10 +228,11 @@ def _compare(episode: Played, row: Row, player: Player) -> Difference | None:
     return None
 
 
-def _float(value: str) -> float | None:
+def recorded_number(value: Any) -> float | None:
+    """A number as a record writes it (a CSV cell, a JSON value); None when it is none or not finite."""
     try:
         number = float(value)
-    except ValueError:
+    except (TypeError, ValueError):
         return None
     return number if math.isfinite(number) else None
 

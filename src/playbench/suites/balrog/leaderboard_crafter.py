@@ -46,7 +46,7 @@ import numpy as np
 
 from playbench.core.task import Task
 from playbench.core.verdict import NotVerifiable
-from playbench.suites.balrog.leaderboard import Played, Player, Row, valid, with_note
+from playbench.suites.balrog.leaderboard import Played, Player, Row, recorded_number, valid, with_note
 from playbench.suites.balrog.leaderboard_games import compat_game, task_of
 from playbench.suites.crafter.engine import CrafterEngine
 from playbench.suites.crafter.prompts import ACTIONS
@@ -390,11 +390,6 @@ def _quick_key(branch: Branch) -> tuple[Any, ...]:
     return int(state[2]), state[1].tobytes(), world._obj_map.tobytes()
 
 
-def _number(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 class CrafterSearch:
@@ -457,7 +452,7 @@ class CrafterSearch:
     def _agreeing(self, branch: Branch, record: Any, action: str, reward: float,
                   done: bool) -> tuple[tuple[int, ...], str]:
         """The branch's text versions that give the recorded step, and its text (without a note)."""
-        if _number(record.reward) != reward or record.done != str(done):
+        if recorded_number(record.reward) != reward or record.done != str(done):
             return (), ""
         texts = crafter_texts(branch.engine)
         noted = action != record.answer  # an invalid answer: the note, then the text

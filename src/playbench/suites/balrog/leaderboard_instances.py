@@ -25,7 +25,6 @@ A file playbench writes (``export --format balrog``, named in its ``summary.json
 its seed alone fixes its instance, as in the run it came from.
 """
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -430,7 +429,7 @@ def _gives(world: int, episode: leaderboard.Played, style: leaderboard.Style) ->
             texts: tuple[str, ...] = crafter_texts(game.engine)
             if action != step.answer:
                 texts = tuple(leaderboard.with_note(style, episode.early, step.answer, action, t) for t in texts)
-            recorded = _number(step.reward)
+            recorded = leaderboard.recorded_number(step.reward)
             if step.observation not in texts or recorded is None or recorded != float(reward):
                 return False
             if step.done != str(bool(terminated or truncated)):
@@ -440,9 +439,3 @@ def _gives(world: int, episode: leaderboard.Played, style: leaderboard.Style) ->
         game.close()
 
 
-def _number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from playbench.core.verdict import NotVerifiable, same
-from playbench.suites.balrog.leaderboard import Played, Player, Row, valid, with_note
+from playbench.suites.balrog.leaderboard import Played, Player, Row, recorded_number, valid, with_note
 
 #: BALROG's AutoMore wrapper replaced the in-wrapper ``--More--`` handling on this date.
 AUTO_MORE_SINCE = "2025-03-06"
@@ -228,18 +228,13 @@ def _agrees(player: NetHackPlayer, episode: Played, row: Row) -> bool:
         if action != step.answer:
             text = with_note(row.style, episode.early, step.answer, action, text)
         shown = player.recorded(step.observation)
-        if (shown is not None and shown != text) or not same(_number(step.reward), reward) or step.done != str(done):
+        if (shown is not None and shown != text) or not same(recorded_number(step.reward), reward) or step.done != str(done):
             return False
         if done:
             break
     return True
 
 
-def _number(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 # -- the child ------------------------------------------------------------------------------------------

@@ -20,7 +20,6 @@ import asyncio
 import csv
 import io
 import json
-import math
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -221,7 +220,7 @@ async def _replay(task: Task, index: int, seed: int, rows: list[list[str]], data
             # the last row's observation: the game's after the step; "" where a run written before kept none
             shown = "" if k + 1 == len(rows) and after == "" else obs
             difference = _first(("Observation", after, shown),
-                                ("Reward", _float(reward_text), float(reward)), ("Done", done_text, str(done)))
+                                ("Reward", leaderboard.recorded_number(reward_text), float(reward)), ("Done", done_text, str(done)))
             if difference is not None and difference.field == "Done" and k + 1 == len(rows) and done_text == "True":
                 raise NotVerifiable(f"it ends at step {k}, before its game does: a step limit of the run "
                                     "(-T max_steps), which the folder does not record (the steps before agree)")
@@ -230,7 +229,7 @@ async def _replay(task: Task, index: int, seed: int, rows: list[list[str]], data
         if not done:
             return Difference("Done", "False", "True", len(rows) - 1)
         replayed = EpisodeRecord(task=task.id, index=index, seed=seed, status="ok", agent="", reward=total,
-                                 score=_float(info.get("score")), steps=len(rows),
+                                 score=leaderboard.recorded_number(info.get("score")), steps=len(rows),
                                  metrics=dict(info.get("metrics", {})))
     again = json.loads(json.dumps(episode_log(replayed, env, str(data.get("task")), {}, {})))
     for key in [*data, *(k for k in again if k not in data)]:
@@ -246,9 +245,3 @@ def _first(*pairs: tuple[str, Any, Any]) -> Difference | None:
     return None
 
 
-def _float(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
