@@ -15,7 +15,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     exit 1
   fi
 fi
-"$venv/bin/ruff" check src tests benchmarks
+"$venv/bin/ruff" check src tests benchmarks scripts
 # Types (pyproject [tool.mypy]: strict for core and runner) and layering (pyproject [tool.importlinter]).
 "$venv/bin/mypy"
 "$venv/bin/lint-imports"
