@@ -2,6 +2,8 @@
 
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -124,3 +126,23 @@ def serve_app(app: Any, log_level: str = "critical") -> Iterator[str]:
     yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     server.should_exit = True
     thread.join(10)
+
+
+@contextmanager
+def serve_env_process(*args: str, announced: str = "") -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """``playbench serve-env ARGS`` in a process group of its own; yields it and the port its first line names.
+
+    ``announced``: text that line must hold right after the URL. The group is stopped on the way out.
+    """
+    proc = subprocess.Popen([*PLAYBENCH, "serve-env", *args], stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)" + re.escape(announced), line)
+        assert found, line
+        yield proc, int(found.group(1))
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from helpers import run_cli, serve_app
+from helpers import run_cli, serve_app, serve_env_process
 from playbench.core.errors import PlaybenchError
 from playbench.rl import ChatEnv
 
@@ -103,20 +103,10 @@ def test_bad_requests_are_refused(url: str) -> None:
 def test_serve_env_command_serves_openenv_and_refuses_bad_input() -> None:
     bad = run_cli("serve-env", "nosuch/task", "--port", "0")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "nosuch" in bad.stderr
-    proc = subprocess.Popen([sys.executable, "-m", "playbench.cli.main", "serve-env", "mango/df", "--port", "0",
-                             "--seed", str(SEED)], stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        assert proc.stderr is not None
-        line = proc.stderr.readline()
-        found = re.search(r"http://127\.0\.0\.1:(\d+)", line)
-        assert found, line
-        reset, step, state = asyncio.run(_play(f"http://127.0.0.1:{found.group(1)}", ["[]"], index=0))
+    with serve_env_process("mango/df", "--port", "0", "--seed", str(SEED)) as (_, port):
+        reset, step, state = asyncio.run(_play(f"http://127.0.0.1:{port}", ["[]"], index=0))
         assert reset.observation.messages == _first("mango/df", 0, SEED)
         assert step.done and state.done and state.status == "ok"
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(30)
 
 
 # -- bounds, refusals and a quiet server --------------------------------------------------------------------

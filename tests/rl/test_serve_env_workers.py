@@ -5,20 +5,19 @@ a port already served is refused; workers stop with their supervisor, even one k
 
 import asyncio
 import os
-import re
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import websockets
 
-from helpers import run_cli
+from helpers import run_cli, serve_env_process
 from playbench.rl import ChatEnv
 
 pytest.importorskip("openenv.core")
@@ -34,21 +33,8 @@ ANSWERS = ["Move the top disk of rod A to the top of rod C", "no idea", "Move th
 SESSIONS = 24
 
 
-@contextmanager
-def _serve(*args: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
-    proc = subprocess.Popen([sys.executable, "-m", "playbench.cli.main", "serve-env", TASK, "--seed", str(SEED),
-                             *args], stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        assert proc.stderr is not None
-        line = proc.stderr.readline()
-        found = re.search(r"http://127\.0\.0\.1:(\d+) from 2 processes", line)
-        assert found, line
-        yield proc, int(found.group(1))
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(30)
+def _serve(*args: str) -> AbstractContextManager[tuple[subprocess.Popen[str], int]]:
+    return serve_env_process(TASK, "--seed", str(SEED), *args, announced=" from 2 processes")
 
 
 def _workers(pid: int) -> list[int]:
