@@ -206,7 +206,9 @@ class Comparable:
     scoring rule a re-scoring used); ``notes`` says what was left out and why. ``model`` names the model that
     answered as playbench does (``provider/name``, so ``board`` can price it), None when the folder names
     none or several. A folder that publishes figures alone holds no ``episodes`` and gives them as
-    ``published``: ``compare`` has nothing to pair, ``board`` shows them as published.
+    ``published``: ``compare`` has nothing to pair, ``board`` shows them as published. ``key_text(key)`` is
+    a key as messages and pages show it (a format's key may carry what only pairing needs: BALROG's ``SEED@TAG``
+    reads as its seed).
     """
 
     label: str
@@ -219,6 +221,7 @@ class Comparable:
     notes: tuple[str, ...] = ()
     model: str | None = None
     published: Published | None = None
+    key_text: Callable[[int | str], str] = str
 
 
 @dataclass(frozen=True)

@@ -190,8 +190,8 @@ def _apart(read: Comparable) -> tuple[Comparable, str | None]:
         return read, None
     task, key = twice[0]
     more = f" (and {len(twice) - 1} more such)" if len(twice) > 1 else ""
-    why = (f"two episodes of {task} share {read.key} {str(key)[:80]}{more}: cannot tell which one pairs, "
-           "so this row is not paired")
+    why = (f"two episodes of {task} share {read.key} {read.key_text(key)[:80]}{more}: cannot tell which one "
+           "pairs, so this row is not paired")
     return replace(read, episodes=tuple(replace(e, key=i) for i, e in enumerate(read.episodes))), why
 
 
@@ -676,14 +676,15 @@ def _episode_rows(row: Row, run_index: dict[int, int], out: Path) -> list[str]:
                          f"episode {rec.index}</a></td></tr>")
         return lines
     base = Path(os.path.relpath(row.source.path.resolve(), out.resolve())).as_posix()
-    for episode in row.source.read.episodes:
+    read = row.source.read
+    for episode in read.episodes:
         link = "-"
         if episode.source is not None:
             href = html.escape(_link(base, episode.source))
             link = f"<a class='episode' href='{href}'>{_e(Path(episode.source).name)}</a>"
         score = "-" if episode.score is None else f"{episode.score:.4g}"
-        lines.append(f"<tr><td class='l'>{_e(episode.task)}</td><td>{_e(episode.key)}</td><td>{_e(episode.status)}"
-                     f"</td><td>{score}</td><td class='l'>{link}</td></tr>")
+        lines.append(f"<tr><td class='l'>{_e(episode.task)}</td><td>{_e(read.key_text(episode.key))}</td>"
+                     f"<td>{_e(episode.status)}</td><td>{score}</td><td class='l'>{link}</td></tr>")
     return lines
 
 

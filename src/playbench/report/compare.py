@@ -173,7 +173,7 @@ def folder_side(folder: Folder) -> Side:
             continue
         if episode.key in scores[episode.task]:
             raise PlaybenchError(f"{folder.path}: two episodes of {episode.task} under {read.key} "
-                                 f"{str(episode.key)[:80]}: cannot tell which one pairs")
+                                 f"{read.key_text(episode.key)[:80]}: cannot tell which one pairs")
         scores[episode.task][episode.key] = episode.score
     if not counts:
         raise PlaybenchError(f"{folder.path}: no episode of a playbench task to compare"

@@ -119,6 +119,11 @@ def _date(folder: Path) -> str | None:
     return "-".join(named.groups()) if named else None
 
 
+def key_text(key: int | str) -> str:
+    """A key as a reader sees it: its seed (the ``@TAG`` that keeps a key to its folder says nothing to a reader)."""
+    return str(key).partition("@")[0]
+
+
 def _run_key(folder: Path, tag: str) -> Callable[[EpisodeRecord], int | str]:
     """A run's record keyed as the folder keys its episodes: by seed, or, played with reset options, by the key.
 
@@ -189,7 +194,7 @@ def episodes(folder: Path, options: Mapping[str, str]) -> Comparable:
     label = " + ".join(str(x) for x in (model, agent) if x) or folder.name
     return Comparable(label=label, episodes=tuple(found), key="seed", run_key=_run_key(folder, tag),
                       unpairable="it holds no seed", settings=settings, notes=tuple(notes),
-                      model=_playbench_model(models[0]) if len(models) == 1 else None)
+                      model=_playbench_model(models[0]) if len(models) == 1 else None, key_text=key_text)
 
 
 def _unmatched_note(folder: Path, unmatched: dict[str, Counter[str]]) -> str:
