@@ -1,5 +1,6 @@
 """Turning what a caller asks for (task ids, agent, model, ``key=value`` parameters) into a ``RunConfig``."""
 
+import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -7,7 +8,7 @@ from typing import Any
 
 from playbench.agents.registry import get_agent
 from playbench.core.errors import PlaybenchError
-from playbench.core.params import parse_key_values
+from playbench.core.params import declares, parameters, parse_key_values, valid_keys
 from playbench.core.records import RunConfig, TaskSpec
 from playbench.core.registry import resolve_members
 from playbench.core.task import Task
@@ -47,6 +48,7 @@ def build_config(
         raise PlaybenchError(f"--episodes {episodes!r}: must be a whole number of at least 1")
     resolved = resolve_members(tasks)
     tvals = parse_key_values(task_params, "-T")
+    refuse_untaken(tvals, [task for task, _ in resolved])
     agent_name = agent or ("naive" if model else "random")
     if custom_agent:
         if agent_params:
@@ -97,9 +99,30 @@ class Asked:
         return with_instances(config, self.instances, self.episodes)
 
 
+def taken_by(task: Task, tvals: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``-T`` values ``task`` declares: a ``-T`` goes to the tasks named that take it, as Inspect's ``-T`` does."""
+    return {key: value for key, value in tvals.items() if declares(task.params_model, key)}
+
+
+def refuse_untaken(tvals: Mapping[str, Any], tasks: list[Task]) -> None:
+    """Refuse, in one line, a ``-T`` that none of ``tasks`` takes (a misspelt key must not pass unnoticed)."""
+    for key in tvals:
+        if any(declares(task.params_model, key) for task in tasks):
+            continue
+        ids = list(dict.fromkeys(task.id for task in tasks))
+        if len(ids) == 1:
+            raise PlaybenchError(f"unknown parameter {key!r} for {ids[0]}; valid keys: "
+                                 f"{valid_keys(tasks[0].params_model)}")
+        keys = {p.name for task in tasks for p in parameters(task.params_model)}
+        close = difflib.get_close_matches(key, sorted(keys), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise PlaybenchError(f"unknown parameter {key!r}: none of the {len(ids)} tasks named takes it; {hint}"
+                             "see a task's keys with: playbench describe TASK")
+
+
 def _task_spec(task: Task, preset: dict[str, Any], tvals: dict[str, str], episodes: int | None) -> TaskSpec:
-    """One task's validated parameters and episode count (the caller's values over the group's preset)."""
-    params = task.params({**preset.get("params", {}), **tvals})
+    """One task's validated parameters and episode count (the caller's values it takes, over the group's preset)."""
+    params = task.params({**preset.get("params", {}), **taken_by(task, tvals)})
     task.validate_inputs(params)
     count = episodes or preset.get("episodes") or task.episodes(params)
     task.check_episodes(params, count)

@@ -373,12 +373,17 @@ def valid_keys(model: type[Params]) -> str:
     return ", ".join(f"{p.name} ({p.type_name})" for p in parameters(model)) or "none"
 
 
+def declares(model: type[Params], key: str) -> bool:
+    """Whether ``model`` takes parameter ``key`` (a current name, or an old one it still accepts)."""
+    return key in model.renamed or any(p.name == key for p in parameters(model))
+
+
 def build_params(model: type[Params], values: dict[str, Any], owner: str) -> Params:
     """Validate ``values`` against ``model``; any problem becomes a one-line PlaybenchError."""
     from pydantic import ValidationError
 
     types = {p.name: p.type_name for p in parameters(model)}
-    unknown = [k for k in values if k not in types and k not in model.renamed]
+    unknown = [k for k in values if not declares(model, k)]
     if unknown:
         raise PlaybenchError(f"unknown parameter {unknown[0]!r} for {owner}; valid keys: {valid_keys(model)}")
     try:

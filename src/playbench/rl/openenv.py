@@ -29,8 +29,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from playbench.api.config import KeyValues, build_config, key_value_items
+from playbench.api.config import KeyValues, build_config, key_value_items, taken_by
 from playbench.core.errors import PlaybenchError
+from playbench.core.params import parse_key_values
+from playbench.core.registry import get_task
 from playbench.rl.chat_env import DEFAULT_MODEL, ChatEnv, EnvSpec, env_spec
 
 __all__ = ["SPEC_CACHE", "PlaybenchAction", "PlaybenchEnvClient", "PlaybenchEnvironment", "PlaybenchObservation",
@@ -98,7 +100,7 @@ class _Specs:
                            key_value_items(agent_params), ()) if tasks else None  # a server of runs only
         self.tasks = [t.id for t in run.tasks] if run is not None else []
         self.seed = seed
-        self._args = (agent, task_params, agent_params, model)
+        self._args = (agent, parse_key_values(key_value_items(task_params), "-T"), agent_params, model)
         self._base = {task: self._make(task, seed) for task in self.tasks}  # validation errors surface now
         self._recent: OrderedDict[tuple[str, int], EnvSpec] = OrderedDict()
         self._lock = threading.Lock()
@@ -108,7 +110,7 @@ class _Specs:
 
     def _make(self, task: str, seed: int) -> EnvSpec:
         agent, tparams, aparams, model = self._args
-        return env_spec(task, seed, agent, tparams, aparams, model)
+        return env_spec(task, seed, agent, taken_by(get_task(task), tparams), aparams, model)  # as eval gives -T
 
     def get(self, task: str, seed: int) -> EnvSpec:
         """The spec of ``task`` under base seed ``seed`` (a whole number: PlaybenchError otherwise)."""
