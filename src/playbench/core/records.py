@@ -9,7 +9,7 @@ import json
 import math
 from dataclasses import dataclass
 from types import NoneType, UnionType
-from typing import Annotated, Any, Literal, Self, get_args
+from typing import Annotated, Any, Literal, Self, TypeVar, get_args
 
 import orjson
 from pydantic import (
@@ -80,6 +80,27 @@ class FiniteRecord(Record):
             if isinstance(value, _FREE_FORM) and not finite(value):
                 raise ValueError(f"{name} holds a number that is not finite (NaN or infinity)")
         return self
+
+
+R = TypeVar("R", bound=Record)
+
+_set = object.__setattr__
+
+
+def unvalidated(cls: type[R], fields: dict[str, Any], given: frozenset[str]) -> R:
+    """The record ``cls(**{name: fields[name] for name in given})`` is, made without pydantic's validation.
+
+    Only for the runner's hot path, where the caller has checked that validation would keep every value as
+    it is: each of the field's exact type, every number finite (free-form fields searched), each dict a fresh
+    one. ``fields`` names every field, in ``cls``'s order (defaults included), ``given`` those named in the
+    call. ``tests/core/test_records_unvalidated.py`` holds the two ways equal.
+    """
+    record = cls.__new__(cls)
+    _set(record, "__dict__", fields)
+    _set(record, "__pydantic_fields_set__", set(given))
+    _set(record, "__pydantic_extra__", None)
+    _set(record, "__pydantic_private__", None)
+    return record
 
 
 #: An episode seed given (``--instances``): 32 bits, as playbench derives them and BALROG's evaluator draws them

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from playbench.agents.base import Agent, Decision, EpisodeContext, Turn
 from playbench.core.errors import InfraError, PlaybenchError, StopRun, environment_fault
-from playbench.core.records import EpisodeRecord, Status, StepRecord, finite
+from playbench.core.records import STATUSES, EpisodeRecord, Status, StepRecord, finite, unvalidated
 from playbench.log.durable import StoreWriteError
 from playbench.runner.plan import EpisodeJob
 
@@ -177,23 +177,82 @@ def step_record(tally: Tally, observation: str, decision: Decision, action: str 
     ``action`` is the legal action the answer named (None: it named none, and the game's default was executed);
     ``after`` is the observation the game returned (kept when the step ended the episode).
     """
-    return StepRecord(
-        step=tally.steps,
-        observation=observation,
-        raw_output=decision.raw,
-        action=action,
-        executed=executed,
-        valid=action is not None,
-        reward=reward,
-        score=score or 0.0,
-        done=tally.done,
-        next_observation=final_observation(tally, after),
-        messages=decision.messages,
-        frame=frame,
-        usage=decision.usage,
-        extra=decision.extra,
-        timing={"latency_s": round(latency, 6)},
-    )
+    fields: dict[str, Any] = {  # in StepRecord's order
+        "step": tally.steps, "observation": observation, "raw_output": decision.raw, "action": action,
+        "executed": executed, "valid": action is not None, "reward": reward, "score": score or 0.0, "done": tally.done,
+        "next_observation": final_observation(tally, after), "messages": decision.messages, "frame": frame,
+        "usage": decision.usage, "extra": decision.extra, "timing": {"latency_s": round(latency, 6)},
+    }
+    if not _plain_step(fields):  # validation converts it, or refuses it naming the field
+        return StepRecord(**fields)
+    # Every value is what validation would keep (it takes 4 of a one-step episode's 10 µs of records);
+    # each dict copied, as validation copies it.
+    usage = fields["usage"]
+    fields["usage"] = None if usage is None else dict(usage)
+    fields["extra"] = dict(fields["extra"])
+    return unvalidated(StepRecord, fields, _STEP_FIELDS)
+
+
+#: the fields ``step_record`` names (all of StepRecord's) and ``episode_record`` names (all but ``trajectory``)
+_STEP_FIELDS = frozenset(StepRecord.model_fields)
+_EPISODE_FIELDS = frozenset(EpisodeRecord.model_fields) - {"trajectory"}
+
+
+def _plain_step(fields: dict[str, Any]) -> bool:
+    """Whether a step's ``fields`` are all of their fields' exact types, their numbers finite."""
+    return (type(fields["step"]) is int and type(fields["observation"]) is str and _text(fields["raw_output"])
+            and _text(fields["action"]) and type(fields["executed"]) is str and _number(fields["reward"])
+            and _number(fields["score"]) and type(fields["done"]) is bool and _text(fields["next_observation"])
+            and _text(fields["frame"]) and (fields["usage"] is None or _counts(fields["usage"]))
+            and _keyed(fields["extra"]) and _number(fields["timing"]["latency_s"]))
+
+
+def _plain_episode(fields: dict[str, Any]) -> bool:
+    """Whether an episode's ``fields`` are all of their fields' exact types, their numbers finite (searched)."""
+    return (type(fields["task"]) is str and type(fields["index"]) is int and type(fields["seed"]) is int
+            and fields["status"] in STATUSES and type(fields["agent"]) is str and _text(fields["model"])
+            and _optional_number(fields["score"]) and _optional_number(fields["completion"])
+            and _optional_number(fields["progress"]) and _number(fields["reward"]) and type(fields["steps"]) is int
+            and type(fields["invalid_actions"]) is int and _free_form(fields["metrics"])
+            and _free_form(fields["instance"]) and _counts(fields["usage"]) and _text(fields["error"])
+            and _free_form(fields["timing"]) and (fields["options"] is None or _free_form(fields["options"])))
+
+
+def _text(value: Any) -> bool:
+    return value is None or type(value) is str
+
+
+def _number(value: Any) -> bool:
+    return type(value) is float and math.isfinite(value)
+
+
+def _optional_number(value: Any) -> bool:
+    return value is None or (type(value) is float and math.isfinite(value))
+
+
+def _keyed(value: Any) -> bool:
+    """A dict whose keys are all ``str``."""
+    if type(value) is not dict:
+        return False
+    for key in value:
+        if type(key) is not str:
+            return False
+    return True
+
+
+def _free_form(value: Any) -> bool:
+    """A ``dict[str, Any]`` whose every number is finite (nested ones searched)."""
+    return _keyed(value) and finite(value)
+
+
+def _counts(value: Any) -> bool:
+    """A ``dict[str, int]``."""
+    if type(value) is not dict:
+        return False
+    for key, count in value.items():
+        if type(key) is not str or type(count) is not int:
+            return False
+    return True
 
 
 def game_end(game: Any) -> tuple[dict[str, Any] | None, float | None]:
@@ -237,23 +296,19 @@ def episode_record(job: EpisodeJob, agent_name: str, model: str | None, tally: T
 
 def _episode(job: EpisodeJob, agent_name: str, model: str | None, tally: Tally, fault: Fault | None, reward: float,
              outcome: dict[str, Any], instance: dict[str, Any] | None) -> EpisodeRecord:
-    return EpisodeRecord(
-        task=job.task.id,
-        index=job.index,
-        seed=job.seed,
-        status="ok" if fault is None else fault.status,
-        agent=agent_name,
-        model=model,
-        score=outcome.get("score"),
-        completion=outcome.get("completion"),
-        progress=outcome.get("progress"),
-        reward=reward,
-        steps=tally.steps,
-        invalid_actions=tally.invalid,
-        metrics=outcome.get("metrics", {}),
-        instance=instance or {},
-        usage=tally.usage,
-        error=None if fault is None else fault.error,
-        timing={"started_at": tally.started_at, "duration_s": round(time.perf_counter() - tally.started, 6)},
-        options=job.options,
-    )
+    fields: dict[str, Any] = {  # in EpisodeRecord's order
+        "task": job.task.id, "index": job.index, "seed": job.seed, "status": "ok" if fault is None else fault.status,
+        "agent": agent_name, "model": model, "score": outcome.get("score"), "completion": outcome.get("completion"),
+        "progress": outcome.get("progress"), "reward": reward, "steps": tally.steps, "invalid_actions": tally.invalid,
+        "metrics": outcome.get("metrics", {}), "instance": instance or {}, "usage": tally.usage,
+        "error": None if fault is None else fault.error, "trajectory": None,
+        "timing": {"started_at": tally.started_at, "duration_s": round(time.perf_counter() - tally.started, 6)},
+        "options": job.options,
+    }
+    if not _plain_episode(fields):  # validation converts it, or refuses it (a number not finite: see the caller)
+        return EpisodeRecord(**{name: value for name, value in fields.items() if name != "trajectory"})
+    for name in ("metrics", "instance", "usage", "timing", "options"):  # copied, as validation copies them
+        value = fields[name]
+        if value is not None:
+            fields[name] = dict(value)
+    return unvalidated(EpisodeRecord, fields, _EPISODE_FIELDS)
