@@ -252,10 +252,12 @@ class Model:
             try:
                 async with slots.slot(first=queued > 0) as ticket:  # a request that queued goes first
                     self._check_stopped()  # the run may have stopped while this call waited for a slot
-                    await self._within_budget()
+                    if self.budget is not None:  # without a cost limit no coroutine is made for it (every request)
+                        await self._within_budget()
                     self.stats.attempts += 1
                     spend({"attempts": 1})
-                    output = await self._send(client, messages)
+                    output = await (self._send(client, messages) if self.budget is not None
+                                    else self.provider.generate(client, messages, self.config))
             except RetryableError as exc:
                 if exc.kind == STALE:
                     if stale < self.settings.max_connections:  # each idle pooled connection fails so at most once

@@ -32,6 +32,8 @@ _PATTERNS = (
     re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^/@\s'\"]{1,1024}(?=@)"),
 )
 _NEEDLES = ("authorization", "api-key", "=", "://")
+#: each pattern with its word, paired once (not at every answer)
+_CHECKS = tuple(zip(_NEEDLES, _PATTERNS, strict=True))
 
 
 def register_secret(value: str | None) -> None:
@@ -56,7 +58,7 @@ def secrets() -> list[str]:
     """Every known secret value, longest first (so overlapping keys are hidden whole)."""
     global _cached
     if _ENV is not None:
-        state: object = tuple(_ENV.get(key) for key in _ENV_KEYS)
+        state: object = tuple(map(_ENV.get, _ENV_KEYS))  # map: no generator per answer
     else:
         state = tuple(os.environ.get(name) for name in _watched)
     if state != _cached[0]:
@@ -78,7 +80,7 @@ def redact(text: str) -> str:
     for secret in secrets():
         text = text.replace(secret, "***")
     lowered = _lowered(text)
-    for needle, pattern in zip(_NEEDLES, _PATTERNS, strict=True):
+    for needle, pattern in _CHECKS:
         if needle in lowered:
             text = pattern.sub(r"\1***", text)
     return text
