@@ -70,7 +70,8 @@ def _settings(*rules: Resume) -> Decorator:
 @click.option("--episodes", type=int, default=None, help="Episodes per task (default: each task's own count).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Base seed of the run.")
 @click.option("--log-dir", type=click.Path(file_okay=False), default="runs", show_default=True)
-@click.option("-T", "task_params", multiple=True, help="Task parameter key=value.")
+@click.option("-T", "task_params", multiple=True,
+              help="Task parameter key=value (to each task named that takes it; refused when none does).")
 @click.option("-A", "agent_params", multiple=True, help="Agent parameter key=value.")
 @click.option("-M", "model_params", multiple=True, help="Model generation setting key=value.")
 @_settings("change", "identity")

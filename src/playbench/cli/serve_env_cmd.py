@@ -34,7 +34,8 @@ STOP_S = 30.0
 @click.option("--agent", default="naive", show_default=True, help="The model agent whose requests are served.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Base seed (a client's reset(seed=...) may name another).")
-@click.option("-T", "task_params", multiple=True, help="Task parameter key=value.")
+@click.option("-T", "task_params", multiple=True,
+              help="Task parameter key=value (to each task named that takes it; refused when none does).")
 @click.option("-A", "agent_params", multiple=True, help="Agent parameter key=value.")
 @click.option("--model", default="rl/policy", show_default=True, help="The model name records carry.")
 @click.option("--rewards", type=click.Choice(["score", "game"]), default="score", show_default=True,
