@@ -83,3 +83,12 @@ def test_serve_env_gives_it_the_same_way() -> None:
     assert not hasattr(specs.get(HANOI, 0).params, "images")
     with pytest.raises(PlaybenchError, match="none of the 2 tasks named takes it"):
         make_app([HANOI, CRAFTER], task_params=["levels=/tmp"])
+
+
+def test_an_inspect_task_of_several_gives_it_the_same_way() -> None:
+    from playbench.inspect.tasks import build_task
+
+    made = build_task([HANOI, CRAFTER], "smartplay", 1, 0, "naive", None, None, {"images": True})
+    assert made.metadata is not None
+    assert {t["id"]: t["params"].get("images") for t in made.metadata["playbench"]["tasks"]} == {HANOI: None,
+                                                                                             CRAFTER: True}

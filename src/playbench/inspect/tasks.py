@@ -27,7 +27,7 @@ from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from rich.markup import escape
 
-from playbench.api.config import build_config, key_value_items
+from playbench.api.config import build_config, key_value_items, taken_by
 from playbench.core.errors import PlaybenchError
 from playbench.core.registry import resolve_members
 from playbench.core.seeding import episode_seed
@@ -122,7 +122,7 @@ def _build_task(names: Any, suite: str | None, episodes: int | None, seed: int, 
     specs: dict[str, EnvSpec] = {}
     samples = []
     for spec_entry, (found, preset) in zip(config.tasks, members, strict=True):
-        params = {**preset.get("params", {}), **dict(a.split("=", 1) for a in targs)}
+        params = {**preset.get("params", {}), **taken_by(found, dict(a.split("=", 1) for a in targs))}
         spec = env_spec(found.id, seed, agent, params, aargs, "inspect/model", margs)
         specs[found.id] = spec
         for index in range(spec_entry.episodes):
