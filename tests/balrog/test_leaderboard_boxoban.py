@@ -105,3 +105,17 @@ def test_verify_takes_levels_for_a_folder_and_refuses_other_settings(shared_data
         playbench.verify(tmp_path / "run", {"levels": levels})
     refused = run_cli("verify", str(row), "-T", "levels")
     assert refused.returncode == 2 and "expected KEY=VALUE" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_a_whole_row_verifies_with_levels_the_other_environments_ignoring_them(shared_data: Path,
+                                                                               tmp_path: Path) -> None:
+    levels = str(shared_data / "boxoban" / "hard")
+    row = _row(tmp_path / "row", levels)
+    babyai = shared_data / "balrog-leaderboard/LLM/20241030_naive-Llama-3.2-1B-Instruct/babyai"
+    goto = Path("BabyAI-MixedTrainLocal-v0/goto/BabyAI-MixedTrainLocal-v0")
+    (row / "babyai" / goto).mkdir(parents=True)
+    for name in ("goto_run_00.json", "goto_run_00.csv"):  # a model-played BabyAI episode of the Llama row beside it
+        (row / "babyai" / goto / name).write_bytes((babyai / goto / name).read_bytes())
+    (row / "babyai" / "babyai_summary.json").write_text("{}")
+    done = run_cli("verify", str(row), "-T", f"levels={levels}")
+    assert done.returncode == 0 and done.stdout.startswith("2 verified, 0 differing, 0 not verifiable"), done.stdout
