@@ -1,0 +1,45 @@
+"""A text-only message's record (``Message.record``) is a plain dict whose keys share one table between records
+(half the memory): it must read, copy, compare and serialize exactly as the dict literal it replaced.
+"""
+
+import json
+import pickle
+
+import orjson
+
+from playbench.models.types import Message, messages_record
+
+
+def test_a_text_only_record_is_the_dict_it_always_was() -> None:
+    for message, literal in [
+        (Message("user", "Current Observation:\na wall"), {"role": "user", "content": "Current Observation:\na wall"}),
+        (Message("assistant", "turn left", parts=True), {"role": "assistant", "content": "turn left", "parts": True}),
+    ]:
+        record = message.record()
+        assert type(record) is dict and record == literal and list(record) == list(literal)
+        assert json.dumps(record) == json.dumps(literal) and orjson.dumps(record) == orjson.dumps(literal)
+        assert pickle.loads(pickle.dumps(record)) == literal
+        assert message.record() is record  # kept while the message shows the same
+        assert messages_record([message]) == [literal]
+
+
+def test_a_copy_is_the_callers_own_and_leaves_every_record_as_it_was() -> None:
+    message = Message("user", "a wall")
+    record = message.record()
+    copy = record.copy()
+    copy["content"] = "changed"
+    copy["name"] = "player"  # a caller may add keys of its own
+    del copy["role"]
+    assert record == {"role": "user", "content": "a wall"} and message.record() is record
+    assert copy == {"content": "changed", "name": "player"}
+    later = Message("system", "the manual").record()  # records made after it have their own keys only
+    assert list(later) == ["role", "content"] and later.copy() == {"role": "system", "content": "the manual"}
+
+
+def test_a_changed_message_gets_a_new_record_and_the_old_one_stays() -> None:
+    message = Message("user", "before")
+    old = message.record()
+    message.content = "after"
+    message.parts = True
+    assert message.record() == {"role": "user", "content": "after", "parts": True}
+    assert old == {"role": "user", "content": "before"}
