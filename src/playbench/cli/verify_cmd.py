@@ -75,7 +75,8 @@ def _settings(values: tuple[str, ...]) -> dict[str, str]:
 @click.argument("run", type=click.Path())
 @click.option("-T", "settings", multiple=True, metavar="KEY=VALUE",
               help="What a suite's folder needs re-playing: a BALROG row's Boxoban episodes, -T levels=PATH (the "
-                   "official levels, a deepmind/boxoban-levels checkout).")
+                   "official levels, a deepmind/boxoban-levels checkout); its NetHack episodes played on a clang "
+                   "build, -T nethack=PATH (that build's libnethack.so).")
 def command(run: str, settings: tuple[str, ...]) -> None:
     """Re-play RUN's episodes from their seeds and actions and check every recorded value.
 

@@ -15,6 +15,20 @@ the one level there whose walls, goals and start its first recorded map shows
 (``leaderboard_instances.identify_levels``), re-played on it; without them, a map or a single such level:
 not verifiable.
 
+Which build of NetHack: balrog-nle 0.9.0's Linux wheel is compiled with gcc, its macOS wheels with clang. C leaves
+the order in which a call's arguments are evaluated open: gcc draws ``somey`` before ``somex`` in
+``mkgold(0L, somex(croom), somey(croom))`` (and in ``mkobj_at``, ``mkstairs``), clang ``somex`` first, so the same
+seed makes the same rooms but puts gold, objects and down stairs elsewhere, and the game parts from there (the
+pet follows them). The rows of DeepSeek-R1-distill, Grok-4 and Gemini-2.5-flash were played on a clang build:
+BALROG's own code of their dates with the Linux wheel parts from their records at the steps playbench's re-play
+does, and with balrog-nle 0.9.0's source built by clang both give their records (docs/reproduce.md). Given such a
+build (``verify -T nethack=PATH``, its ``libnethack.so``), an episode that parts on the installed build is tried
+on it too (on each clock day above), and taken on the first that gives all its steps.
+
+While the hero hallucinates, the monsters and objects the screen shows are drawn from NetHack's display RNG,
+which NLE seeds from ``SystemRandom`` (recorded nowhere): a step that differs where both the record and the
+re-play show ``Hallu`` is not verifiable from there (the steps before agree).
+
 Two texts of the step: BALROG before 2025-03-06 (``980e1e5``) answered a ``--More--`` by pressing it from
 inside its wrapper, keeping the first message (its ``--More--`` and newlines made spaces) and the message
 after the last press, the reward of the first step only; from then on its AutoMore wrapper (``skip_more``
@@ -24,6 +38,7 @@ true in its config) presses it, joins every message and sums the rewards, as pla
 import datetime
 import os
 import pickle
+import re
 import subprocess
 import sys
 import threading
@@ -40,6 +55,15 @@ CLOCK_NOTE = ("MiniHack and NetHack episodes were re-played with the clock at {d
               "or where they part there, at noon of the nearest day within 3 of it with another moon phase or "
               "Friday 13th that gives all their steps; the hour of the run itself is not recorded: a night that "
               "differed then could part a re-play; the display RNG (hallucination only) is not recorded either")
+#: What verify says where NetHack episodes differ on the installed build and no other build was given.
+BUILD_NOTE = ("{count} NetHack/MiniHack episodes differ on the installed NetHack (balrog-nle's Linux wheel, built "
+              "with gcc): a build by clang (balrog-nle's macOS wheels) places gold, objects and stairs elsewhere from "
+              "the same seed; give one with -T nethack=PATH (its libnethack.so) to try them on it (docs/reproduce.md)")
+#: What verify says of the episodes taken on the build ``-T nethack`` gave.
+GIVEN_BUILD_NOTE = "{count} NetHack/MiniHack episodes were re-played on the given NetHack build ({path}): {names}"
+#: Why a hallucinating step that differs is not verifiable.
+HALLUCINATING = ("from step {step} the hero hallucinates: the monsters and objects shown are drawn from NetHack's "
+                 "display RNG, which NLE seeds from SystemRandom, recorded nowhere (the steps before agree)")
 #: How far from the row's date (days, either side) a clock is tried.
 CLOCK_DAYS = 3
 _BOXOBAN = ("the level was drawn with random.choice over MiniHack's Boxoban level files in os.listdir order "
@@ -83,13 +107,14 @@ def boxoban_levels(episodes: list[Played], path: str | None) -> dict[tuple[str, 
 class _Child:
     """One child process whose clock reads the row's date, serving episodes one at a time."""
 
-    def __init__(self, date: str) -> None:
+    def __init__(self, date: str, library: str | None = None) -> None:
         from playbench.suites.balrog.nle import clock
 
         env = clock.worker_environment()
         env["FAKETIME"] = f"{date} 12:00:00"
-        self.process = subprocess.Popen([sys.executable, "-m", __name__], env=env, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        command = [sys.executable, "-m", __name__, *([library] if library else [])]
+        self.process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL)
         self.lock = threading.Lock()
 
     def call(self, *message: Any) -> Any:
@@ -117,15 +142,15 @@ class _Child:
             self.process.wait()
 
 
-_CHILDREN: dict[str, _Child] = {}
+_CHILDREN: dict[tuple[str, str | None], _Child] = {}
 _CHILDREN_LOCK = threading.Lock()
 
 
-def _child(date: str) -> _Child:
+def _child(date: str, library: str | None = None) -> _Child:
     with _CHILDREN_LOCK:
-        if date not in _CHILDREN:
-            _CHILDREN[date] = _Child(date)
-        return _CHILDREN[date]
+        if (date, library) not in _CHILDREN:
+            _CHILDREN[date, library] = _Child(date, library)
+        return _CHILDREN[date, library]
 
 
 def stop_children() -> None:
@@ -144,12 +169,13 @@ class NetHackPlayer:
         self.child = child
         self.legal, self.default = child.call("open", env_id, seed, vlm, auto_more, level)
         self.limit = limit
-        self._last, self._done = "", False
+        self._last, self._done, self._steps = "", False, 0
 
     def step(self, action: str) -> tuple[str, float, bool]:
         """One action in the child (an end screen's top-ten list left out: ``recorded`` leaves it out too)."""
         text, reward, done = self.child.call("step", action)
         self._last, self._done = without_top_ten(str(text)), bool(done)
+        self._steps += 1
         return self._last, float(reward), self._done
 
     def recorded(self, text: str) -> str | None:
@@ -157,11 +183,15 @@ class NetHackPlayer:
 
         After the game ends NetHack shows screens that depend on the record file of the machine that ran it
         (``You made the top ten list!``, the list): where the re-play ends at the same step, its own end
-        screen is not compared (reward and done still are).
+        screen is not compared (reward and done still are). A step that differs while both hallucinate is
+        NotVerifiable (``HALLUCINATING``).
         """
         if self._done and (TOP_TEN in text or "You made the top ten list!" in text):
             return None
-        return without_top_ten(text)
+        shown = without_top_ten(text)
+        if shown != self._last and hallucinating(shown) and hallucinating(self._last):
+            raise NotVerifiable(HALLUCINATING.format(step=self._steps - 1))
+        return shown
 
     def progression(self) -> float:
         """BALROG's progress tracker's progression (compat)."""
@@ -171,10 +201,13 @@ class NetHackPlayer:
         """Nothing to release: the child keeps its engines for the next episode."""
 
 
-def open_nethack(episode: Played, row: Row, boxoban: BoxobanLevels | None = None) -> Player:
+def open_nethack(episode: Played, row: Row, boxoban: BoxobanLevels | None = None, library: str | None = None,
+                 taken: list[str] | None = None) -> Player:
     """The episode's engine, seeded with its recorded seed, in the child of the row's date.
 
     ``boxoban``: the Boxoban episodes' levels (``boxoban_levels``); one it does not give is not verifiable.
+    ``library``: another build's ``libnethack.so`` (``-T nethack``), tried where the installed build parts on
+    every clock day; an episode taken on it is named in ``taken``.
     """
     from playbench.core.registry import find_task
 
@@ -196,13 +229,17 @@ def open_nethack(episode: Played, row: Row, boxoban: BoxobanLevels | None = None
     images = agent.get("max_image_history", 0) if isinstance(agent, dict) else 0
     vlm = isinstance(images, int) and images > 0
 
-    def player(day: str) -> NetHackPlayer:
+    def player(day: str, build: str | None) -> NetHackPlayer:
         assert row.date is not None
-        return NetHackPlayer(_child(day), task.facts.original, episode.seed, vlm, row.date >= AUTO_MORE_SINCE,
+        return NetHackPlayer(_child(day, build), task.facts.original, episode.seed, vlm, row.date >= AUTO_MORE_SINCE,
                              task.facts.max_steps, level)
 
     days = clock_days(row.date)
-    return player(next((day for day in days if _agrees(player(day), episode, row)), days[0]))
+    tries = [(day, build) for build in [None, *([library] if library else [])] for day in days]
+    day, build = next((t for t in tries if _agrees(player(*t), episode, row)), tries[0])
+    if build is not None and taken is not None:
+        taken.append(f"{episode.label} #{episode.index}")
+    return player(day, build)
 
 
 def clock_days(date: str) -> list[str]:
@@ -221,13 +258,19 @@ def clock_days(date: str) -> list[str]:
 
 
 def _agrees(player: NetHackPlayer, episode: Played, row: Row) -> bool:
-    """Whether the player gives the episode's steps as recorded (it is stepped; a full moon can part late)."""
+    """Whether the player gives the episode's steps as recorded (it is stepped; a full moon can part late).
+
+    Where it parts only while hallucinating, the steps before agree: as far as a re-play can tell, it agrees.
+    """
     for step in episode.steps:
         action = step.answer if valid(step.answer, player.legal) else player.default
         text, reward, done = player.step(action)
         if action != step.answer:
             text = with_note(row.style, episode.early, step.answer, action, text)
-        shown = player.recorded(step.observation)
+        try:
+            shown = player.recorded(step.observation)
+        except NotVerifiable:
+            return True
         if (shown is not None and shown != text) or not same(recorded_number(step.reward), reward) or step.done != str(done):
             return False
         if done:
@@ -309,6 +352,14 @@ class _Episode:
         return long_term, reward, self.done
 
 
+_HALLU = re.compile(r"^Dlvl:.*\bHallu\b", re.M)
+
+
+def hallucinating(text: str) -> bool:
+    """Whether the status line of a step's text says the hero hallucinates."""
+    return _HALLU.search(text) is not None
+
+
 #: The head of NetHack's top-ten list on its end screen.
 TOP_TEN = "No  Points     Name"
 
@@ -334,6 +385,10 @@ def _serve(source: IO[bytes], sink: IO[bytes]) -> None:
             if message[0] == "open":
                 episode = _Episode(engines, *message[1:])
                 answer: Any = (episode.legal, episode.default)
+            elif message[0] == "library":
+                import nle.nethack.nethack as nethack_module
+
+                answer = nethack_module.DLPATH
             elif message[0] == "step":
                 assert episode is not None
                 answer = episode.step(message[1])
@@ -347,7 +402,16 @@ def _serve(source: IO[bytes], sink: IO[bytes]) -> None:
         sink.flush()
 
 
+def _use_library(path: str) -> None:
+    """Make every NLE engine of this process load NetHack from ``path`` (NLE copies it per engine)."""
+    import nle.nethack.nethack as nethack_module
+
+    nethack_module.DLPATH = path
+
+
 if __name__ == "__main__":
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # whatever the engines print goes to stderr, never into the answers' pipe
+    if len(sys.argv) > 1:
+        _use_library(sys.argv[1])
     _serve(sys.stdin.buffer, out)

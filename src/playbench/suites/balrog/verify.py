@@ -64,7 +64,9 @@ def _task_ids() -> dict[tuple[str, str], str]:
 
 #: verify's ``-T`` settings of a BALROG folder: name -> what it gives
 SETTINGS = {"levels": "PATH of the official Boxoban levels (a deepmind/boxoban-levels checkout): a leaderboard "
-                      "row's Boxoban episode is re-played on the one level its first recorded map shows"}
+                      "row's Boxoban episode is re-played on the one level its first recorded map shows",
+            "nethack": "PATH of a libnethack.so built from balrog-nle 0.9.0's source by another compiler (clang, as "
+                       "its macOS wheels): a NetHack/MiniHack episode that parts on the installed build is tried on it"}
 
 
 def verify_submission(folder: Path, lend: PolicyLender, settings: Mapping[str, str] | None = None) -> VerifyResult:
@@ -74,10 +76,13 @@ def verify_submission(folder: Path, lend: PolicyLender, settings: Mapping[str, s
     ``settings``: verify's ``-T`` values (``SETTINGS``: the format's ``verify_options``).
     """
     settings = dict(settings or {})
+    library = settings.get("nethack")
+    if library is not None:
+        library = _nethack_library(library)
     result = VerifyResult(folder, kind="balrog-submission", label="BALROG submission")
     result.folder_differences = [f"summary.json {line}" for line in read_submission(folder)["mismatches"]]
     with asyncio.Runner() as runner:  # one event loop for every episode's re-play
-        _check_folder(folder, result, runner, lend, settings.get("levels"))
+        _check_folder(folder, result, runner, lend, settings.get("levels"), library)
     if any(f.verdict != "not-verifiable" for f in result.findings):
         result.notes.append("episodes were re-played with each task's default parameters (a submission records "
                             "none, BALROG's evaluator has none); a submission holds ok episodes only")
@@ -85,8 +90,21 @@ def verify_submission(folder: Path, lend: PolicyLender, settings: Mapping[str, s
     return result
 
 
+def _nethack_library(path: str) -> str:
+    """``-T nethack``'s PATH, absolute, once it is a regular file holding a shared library (else PlaybenchError)."""
+    target = Path(path).expanduser().resolve()
+    try:
+        with target.open("rb") as fh:
+            head = fh.read(4) if target.is_file() else b""
+    except OSError:
+        head = b""
+    if head != b"\x7fELF":
+        raise PlaybenchError(f"-T nethack={path}: not a shared library (a libnethack.so built from balrog-nle's source)")
+    return str(target)
+
+
 def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, lend: PolicyLender,
-                  levels: str | None = None) -> None:
+                  levels: str | None = None, library: str | None = None) -> None:
     names = _task_ids()
     problems: dict[str, str | None] = {}
     files = [(env, relative) for env, found in episode_files(folder).items() for relative in found]
@@ -142,8 +160,10 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, le
         row.style = leaderboard.note_style((s.observation for e in played for s in e.steps), row.date)
         boxoban = leaderboard_nle.boxoban_levels(played, levels)
 
+        taken: list[str] = []
+
         def open_nethack(episode: leaderboard.Played, row: leaderboard.Row) -> leaderboard.Player:
-            return leaderboard_nle.open_nethack(episode, row, boxoban)
+            return leaderboard_nle.open_nethack(episode, row, boxoban, library, taken)
 
         openers = {**OPENERS, "crafter": leaderboard_crafter.open_crafter, "minihack": open_nethack,
                    "nle": open_nethack}
@@ -155,6 +175,20 @@ def _check_folder(folder: Path, result: VerifyResult, runner: asyncio.Runner, le
         result.notes.append(leaderboard.ROW_NOTE)
         if any(e.env in ("minihack", "nle") for e in played):
             result.notes.append(leaderboard_nle.CLOCK_NOTE.format(date=row.date))
+            _build_notes(result, library, taken)
+
+
+def _build_notes(result: VerifyResult, library: str | None, taken: list[str]) -> None:
+    """Which NetHack build re-played which episodes; where they differ without another, the likely cause."""
+    from playbench.suites.balrog import leaderboard_nle
+
+    if taken:
+        result.notes.append(leaderboard_nle.GIVEN_BUILD_NOTE.format(count=len(taken), path=library,
+                                                                   names=", ".join(taken)))
+    differing = sum(f.verdict == "differs" and f.task.startswith(("balrog/nle/", "balrog/minihack/"))
+                    for f in result.findings)
+    if differing and library is None:
+        result.notes.append(leaderboard_nle.BUILD_NOTE.format(count=differing))
 
 
 def _row_date(folder: Path) -> str | None:
