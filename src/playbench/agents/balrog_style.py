@@ -146,7 +146,7 @@ class BalrogAgent:
         else:
             sent = [Message("user", turn.observation)]
         if image:
-            sent[-1].images.append(image)
+            sent[-1].images = (*sent[-1].images, image)
         if self.changes_one_step_prompt:
             sent = with_suffix(sent, self.one_step_suffix(), only_user=False)
         output = await self.model.generate(self._as_sent(sent))

@@ -55,4 +55,4 @@ def with_suffix(messages: list[Message], suffix: str, only_user: bool) -> list[M
     if not messages or (only_user and messages[-1].role != "user"):
         return messages
     last = messages[-1]
-    return [*messages[:-1], Message(last.role, f"{last.content}\n\n{suffix}", list(last.images))]
+    return [*messages[:-1], Message(last.role, f"{last.content}\n\n{suffix}", last.images)]

@@ -54,7 +54,7 @@ class Message:
 
     role: str
     content: str
-    images: list[Image] = field(default_factory=list)
+    images: tuple[Image, ...] = ()  # a tuple: a message without images shares the empty one (no list each)
     # Sent as a list of content parts even without an image (BALROG's client's form, ``-A compat=true``);
     # recorded as ``"parts": true`` only when set, so other records (and cache keys) stay the same.
     parts: bool = False

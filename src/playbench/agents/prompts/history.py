@@ -151,7 +151,7 @@ class HistoryBuilder:
         current = bool(key & _IS_CURRENT)
         long_term = ev.long_term() if key & _WITH_TEXT else None
         text = observation_text(long_term, self.last_short_term if current else "", current, with_image)
-        return Message("user", text, [ev.image] if with_image and ev.image is not None else [])
+        return Message("user", text, (ev.image,) if with_image and ev.image is not None else ())
 
     def __len__(self) -> int:
         return len(self.events)
