@@ -118,3 +118,14 @@ def test_a_step_that_differs_without_hallucinating_is_compared() -> None:
     assert player.recorded(f"newt\n{STATUS.format('')}") == f"newt\n{STATUS.format('')}"  # compared: differs
     player.step("north")
     assert player.recorded(f"newt\n{STATUS.format('')}") == f"newt\n{STATUS.format('')}"  # one side only
+
+
+def test_the_folder_names_date_is_tried_after_the_rows() -> None:
+    from playbench.suites.balrog.leaderboard import Row
+
+    row = Row(Path("/rows/20241115_naive-Qwen2.5-7B-it"), "2024-11-25", "quoted")  # submitted ten days after
+    days = leaderboard_nle.row_days(row)
+    assert days[: len(leaderboard_nle.clock_days("2024-11-25"))] == leaderboard_nle.clock_days("2024-11-25")
+    assert "2024-11-15" in days  # NetHack's full moon, which the row's Boxoban medium #2 shows
+    assert leaderboard_nle.row_days(Row(Path("/rows/20250713_naive_grok-4"), "2025-07-13", "quoted")) == \
+        leaderboard_nle.clock_days("2025-07-13")

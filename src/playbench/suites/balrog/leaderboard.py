@@ -26,6 +26,7 @@ import asyncio
 import csv
 import io
 import math
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -96,6 +97,11 @@ class Row:
     style: Style
     #: process name -> [(env, task, index, seed)] of every episode file of the folder (seed None: not recorded)
     processes: dict[str, list[tuple[str, str, int, int | None]]] = field(default_factory=dict)
+
+    def named_date(self) -> str | None:
+        """The date the folder's name starts with (``YYYYMMDD_…``): the row's run, where ``date`` is its submission."""
+        named = re.match(r"(\d{4})(\d{2})(\d{2})[_-]", self.folder.resolve().name)
+        return "-".join(named.groups()) if named else None
 
     def seeds_of(self, process: str | None, but: Played) -> list[int]:
         """The recorded seeds of the other episodes its worker played (in file order, each once)."""

@@ -7,8 +7,10 @@ calendar (a full or new moon, Friday the 13th, the night change the game). The c
 engines with its clock at noon UTC of the row's date (libfaketime, as playbench's NetHack workers); the hour
 of the run is not recorded, nor its day: the row's date is when it was submitted, and a run can span
 midnight. Where the episode parts on the row's date, the nearest days within ``CLOCK_DAYS`` of it whose
-calendar differs for NetHack (full moon, new moon, Friday 13th) are tried, and the first whose clock gives
-all its steps is taken (Microsoft phi-4's row of 2025-01-13 shows the full moon of the 14th). MiniHack's Boxoban tasks draw their level with ``random.choice`` over the
+calendar differs for NetHack (full moon, new moon, Friday 13th) are tried, then the date the folder's name
+starts with and its neighbours likewise, where it differs (the run's date: Qwen2.5-7B's row, ``20241115_…``, was
+submitted on 2024-11-25 and shows the full moon of the 15th), and the first whose clock gives all its steps is
+taken (Microsoft phi-4's row of 2025-01-13 shows the full moon of the 14th). MiniHack's Boxoban tasks draw their level with ``random.choice`` over the
 level files of a downloaded folder read in ``os.listdir`` order (machine-dependent), so which level an
 episode played is not determined by its seed: given the official levels (``verify -T levels=PATH``), it is
 the one level there whose walls, goals and start its first recorded map shows
@@ -52,8 +54,8 @@ from playbench.suites.balrog.leaderboard import Played, Player, Row, recorded_nu
 AUTO_MORE_SINCE = "2025-03-06"
 #: What ``verify`` says of the clock beside its counts.
 CLOCK_NOTE = ("MiniHack and NetHack episodes were re-played with the clock at {date} 12:00 UTC (the row's date), "
-              "or where they part there, at noon of the nearest day within 3 of it with another moon phase or "
-              "Friday 13th that gives all their steps; the hour of the run itself is not recorded: a night that "
+              "or where they part there, at noon of the nearest day within 3 of it (then of the folder name's date) "
+              "with another moon phase or Friday 13th that gives all their steps; the hour of the run itself is not recorded: a night that "
               "differed then could part a re-play; the display RNG (hallucination only) is not recorded either")
 #: What verify says where NetHack episodes differ on the installed build and no other build was given.
 BUILD_NOTE = ("{count} NetHack/MiniHack episodes differ on the installed NetHack (balrog-nle's Linux wheel, built "
@@ -234,7 +236,7 @@ def open_nethack(episode: Played, row: Row, boxoban: BoxobanLevels | None = None
         return NetHackPlayer(_child(day, build), task.facts.original, episode.seed, vlm, row.date >= AUTO_MORE_SINCE,
                              task.facts.max_steps, level)
 
-    days = clock_days(row.date)
+    days = row_days(row)
     tries = [(day, build) for build in [None, *([library] if library else [])] for day in days]
     day, build = next((t for t in tries if _agrees(player(*t), episode, row)), tries[0])
     if build is not None and taken is not None:
@@ -242,8 +244,16 @@ def open_nethack(episode: Played, row: Row, boxoban: BoxobanLevels | None = None
     return player(day, build)
 
 
-def clock_days(date: str) -> list[str]:
+def row_days(row: Row) -> list[str]:
+    """The clock days a row's episode is tried on: ``clock_days`` of its date, then of its folder name's."""
+    days = clock_days(row.date)
+    return days + [day for day in clock_days(row.named_date()) if day not in days]
+
+
+def clock_days(date: str | None) -> list[str]:
     """The row's date, then each nearest day within ``CLOCK_DAYS`` whose NetHack calendar is another one."""
+    if date is None:
+        return []
     from playbench.suites.balrog.nle import clock
 
     noon, seen, days = clock.noon_of(date), set(), []

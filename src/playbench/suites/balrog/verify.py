@@ -200,8 +200,7 @@ def _row_date(folder: Path) -> str | None:
     found = re.search(r"^date:\s*[\"']?(\d{4}-\d{2}-\d{2})", text, re.M)
     if found:
         return found.group(1)
-    named = re.match(r"(\d{4})(\d{2})(\d{2})[_-]", folder.resolve().name)
-    return "-".join(named.groups()) if named else None
+    return leaderboard.Row(folder, None, "quoted").named_date()
 
 
 def _rows(folder: Path, relative: str) -> tuple[list[list[str]] | None, str | None]:
