@@ -57,8 +57,11 @@ from playbench.suites.crafter.prompts import ACTIONS
 #: world costs its generation (about 0.2 s), so the other environments' seeds get the few first draws only.
 CRAFTER_DRAWS = {"babaisai": 40}
 OTHER_DRAWS = 4
-#: The first recorded steps a candidate Crafter world must give, all of them, to be taken as the episode's.
-CRAFTER_PROBE = 8
+#: The first recorded steps a candidate Crafter world must give, all of them, to be taken as the episode's:
+#: well past crafter's first creature balancing (its 10th step, the recorded step 8), after which worlds whose
+#: first views look alike part. 8 let claude-3-5-haiku's episode 9 (its first views: grass and a tree) take a
+#: world that parts at step 10, as BALROG's own code does on it; 16 find the later one that gives the record.
+CRAFTER_PROBE = 16
 #: The image sizes (pixels a side) BALROG's crafter may have rendered: crafter's default, and the public
 #: config's ``crafter_kwargs.size`` (every version since the public repository's first commit).
 IMAGE_SIZES = (64, 256)
