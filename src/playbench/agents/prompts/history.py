@@ -1,6 +1,5 @@
 """BALROG's history prompt builder (specs/balrog.md §3.1), text and image windows included."""
 
-from collections import deque
 from dataclasses import dataclass, field
 
 from playbench.models.types import Image, Message
@@ -69,22 +68,30 @@ class HistoryBuilder:
     max_text_history: int = 16
     max_image_history: int = 1
     max_cot_history: int = 1
-    events: deque[_Event] = field(init=False)
+    events: list[_Event] = field(init=False)  # the window, oldest first (a list: a deque of 32 takes 1.3 KB, it 0.4)
+    window: int = field(init=False, repr=False)  # the events kept
     previous_reasoning: str | None = None
     last_short_term: str = ""
     _system_message: Message | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.events = deque(maxlen=max(1, 2 * max(self.max_text_history, self.max_image_history)))
+        self.events = []
+        self.window = max(1, 2 * max(self.max_text_history, self.max_image_history))
+
+    def _add(self, event: _Event) -> None:
+        """Append ``event``, the oldest one forgotten past the window."""
+        self.events.append(event)
+        if len(self.events) > self.window:
+            del self.events[0]
 
     def update_observation(self, long_term: str, short_term: str = "", image: Image | None = None) -> None:
         """Append the current observation."""
-        self.events.append(_Event(long_term, image))
+        self._add(_Event(long_term, image))
         self.last_short_term = short_term
 
     def update_action(self, action: str) -> None:
         """Append the previous action, carrying the latest reasoning (CoT)."""
-        self.events.append(_Event(action, reasoning=self.previous_reasoning, action=True))
+        self._add(_Event(action, reasoning=self.previous_reasoning, action=True))
 
     def update_reasoning(self, reasoning: str) -> None:
         """Remember the latest chain of thought (shown as ``Previous plan:``)."""
