@@ -18,10 +18,11 @@ import numpy as np
 from playbench.api.verify import verify
 from playbench.core.registry import find_task
 from playbench.suites.balrog import leaderboard
-from playbench.suites.balrog.leaderboard import Played, Row, Step
+from playbench.suites.balrog.leaderboard import Played, Row, Step, read_steps
 from playbench.suites.balrog.leaderboard_crafter import (
     Branch,
     _copy,
+    could_give,
     crafter_candidates,
     crafter_texts,
     open_crafter,
@@ -77,6 +78,17 @@ def _replayed(episode: Played) -> leaderboard.Difference | None:
 def test_world_is_the_draw_after_the_workers_seed() -> None:
     episode, _ = _record(-1, 0)
     assert crafter_candidates(episode, ROW)[0] == np.random.RandomState(WORKER_SEED).randint(0, 2**31 - 1)
+
+
+def test_quick_test_takes_the_true_world_and_refuses_others() -> None:
+    """The first observation's materials around the spawn: the world that gave it passes (whatever the first
+    answer: a move, another action, one that is no action), the worlds drawn after 19 other seeds do not."""
+    episode, _ = _record(-1, 0)
+    true = int(np.random.RandomState(WORKER_SEED).randint(0, 2**31 - 1))
+    for answer in ("Noop", "Move East", "Do", "no such action"):
+        assert could_give(true, replace(episode, steps=[replace(episode.steps[0], answer=answer)]))
+    others = [int(np.random.RandomState(seed).randint(0, 2**31 - 1)) for seed in range(20) if seed != WORKER_SEED]
+    assert not any(could_give(world, episode) for world in others)
 
 
 def test_search_finds_the_recorded_despawn() -> None:
@@ -163,3 +175,23 @@ def test_shared_row_changed_observation_differs(shared_data: Path, tmp_path: Pat
     assert finding.name == "balrog/crafter/default #7"
     assert finding.difference is not None
     assert (finding.difference.field, finding.difference.step) == ("Observation", 50)
+
+
+#: The world each of the shared row's 10 Crafter episodes shows, found by the candidate search without the
+#: quick test (the first candidate whose world gives the episode's first 8 recorded steps).
+WORLDS = (40960885, 188225341, 1665838943, 868659739, 42970951, 2087432221, 1186568905, 1834076410, 850702002,
+          1053132526)
+
+
+def test_quick_test_takes_each_shared_episodes_world(shared_data: Path) -> None:
+    """Each episode's world passes the quick test on its first observation; another episode's world rarely."""
+    folder = shared_data / LLM_ROW
+    episodes = []
+    for index in range(10):
+        steps, early = read_steps(folder, f"crafter/default/default_run_{index:02d}.csv")
+        episodes.append(Played("crafter", "default", "balrog/crafter/default", "balrog/crafter/default", index, 0,
+                               {}, steps, early))
+    assert all(could_give(world, episode) for world, episode in zip(WORLDS, episodes, strict=True))
+    refused = sum(not could_give(world, episode) for i, world in enumerate(WORLDS)
+                  for j, episode in enumerate(episodes) if i != j)
+    assert refused >= 80  # of 90

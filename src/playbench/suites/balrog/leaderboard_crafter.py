@@ -9,7 +9,9 @@ What decides a Crafter instance in BALROG (its evaluator and crafter 1.8.3, read
   draws made since (that episode's own: a Baba Is AI episode makes a dozen or more; and one when BALROG's
   crafter module is first imported, for a throw-away ``crafter.Env()``). The candidates are the first
   draws after each seed recorded for the same worker (``CRAFTER_DRAWS``); the one whose world gives the first
-  recorded observations is taken. A worker's first episode draws after the
+  recorded observations is taken. A candidate is first put to a quick necessary test (``could_give``: the
+  materials around the spawn, worked out without generating the world, against the first observation), and
+  only those that pass are generated and played. A worker's first episode draws after the
   seed ``_worker`` gave the worker when it started, ``get_unique_seed(process_num=position)``: the first 32
   bits of a SHA-256 of its pid, position and ``time.time_ns()``, recorded nowhere (every public BALROG
   version; a run with one worker seeds nothing, so NumPy's global state is the one it seeded from OS entropy
@@ -39,16 +41,23 @@ What decides a Crafter instance in BALROG (its evaluator and crafter 1.8.3, read
 
 import collections
 import copy
+import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from crafter import constants
 
 from playbench.core.task import Task
 from playbench.core.verdict import NotVerifiable
 from playbench.suites.balrog.leaderboard import Played, Player, Row, recorded_number, valid, with_note
 from playbench.suites.balrog.leaderboard_games import compat_game, task_of
+from playbench.suites.crafter import spawnview
+from playbench.suites.crafter.describe import HALF_H, HALF_W, direction
 from playbench.suites.crafter.engine import CrafterEngine
+from playbench.suites.crafter.games import world_seed
 from playbench.suites.crafter.prompts import ACTIONS
 
 #: How many draws after a worker's recorded seed a Crafter world seed may be: the crafter module's import
@@ -86,6 +95,82 @@ def crafter_candidates(episode: Played, row: Row) -> list[int]:
             draws.append([int(state.randint(0, 2**31 - 1)) for _ in range(CRAFTER_DRAWS.get(env, OTHER_DRAWS))])
     deepest = max((len(drawn) for drawn in draws), default=0)
     return list(dict.fromkeys(drawn[k] for k in range(deepest) for drawn in draws if k < len(drawn)))
+
+
+#: The materials crafter's world generation places: any other name a first view shows is something on a cell.
+GENERATED = frozenset(spawnview.NAMES)
+#: The materials each thing a first view may show on a cell can stand on (crafter's objects' moves; a plant is
+#: placed on grass); anything else named is taken to stand anywhere.
+_WALKABLE = frozenset(constants.walkable)
+_PLAYER_WALKS = _WALKABLE | {"lava"}
+_MOVES = {"Move West": (-1, 0), "Move East": (1, 0), "Move North": (0, -1), "Move South": (0, 1)}
+STANDS_ON = {"cow": _WALKABLE, "zombie": _WALKABLE, "skeleton": _WALKABLE, "arrow": _WALKABLE | {"water", "lava"},
+             "plant": frozenset({"grass"})}
+#: One line of BALROG's ``You see:`` list: name, distance, direction.
+_SEEN = re.compile(r"^- ([a-z_]+) (\d+) steps? to your ([a-z-]+)$", re.M)
+
+
+def could_give(world: int, episode: Played, area: tuple[int, int] = (64, 64)) -> bool:
+    """Whether ``crafter.Env(seed=world)``'s first world can show the episode's first recorded observation.
+
+    A quick necessary test made before generating the world, from ``spawnview``: first the materials the noise
+    alone allows around the spawn, then the materials of the columns up to the first view's last (several
+    times quicker than generating the world). After the reset and the first step the player stands on its
+    spawn cell or, after a move, next to it (no material changed: its inventory is empty); for one such cell,
+    each material the text lists must lie at its distance and direction, and each cell of the 9x7 window must
+    show a name the text lists no farther away: its material, or something that can stand on it. A text
+    without a ``You see:`` list tests nothing.
+    """
+    if not episode.steps or "You see:" not in episode.steps[0].observation:
+        return True
+    listed: dict[str, tuple[int, str]] = {}
+    for name, dist, way in _SEEN.findall(episode.steps[0].observation):
+        listed.setdefault(name, (int(dist), way))
+    if not listed:
+        return True
+    x, y = area[0] // 2, area[1] // 2
+    seed, answer = world_seed(world), episode.steps[0].answer
+    cells = [(x + dx, y + dy) for dx in range(-HALF_W - 1, HALF_W + 2) for dy in range(-HALF_H - 1, HALF_H + 2)]
+    noise_only = dict(zip(cells, spawnview.possible(seed, cells, area), strict=True))
+    if not _could_show_from(noise_only.__getitem__, listed, answer, x, y):
+        return False
+    codes = spawnview.materials(seed, x + HALF_W + 2, area)
+    return _could_show_from(lambda cell: _ONE[codes[cell]], listed, answer, x, y)
+
+
+#: Each material alone, by its index in ``spawnview.NAMES``.
+_ONE = [frozenset({name}) for name in spawnview.NAMES]
+#: The materials that may lie at a cell.
+Materials = Callable[[tuple[int, int]], frozenset[str]]
+
+
+def _could_show_from(at: Materials, listed: dict[str, tuple[int, str]], answer: str, x: int, y: int) -> bool:
+    """Whether the first step can leave the player, from its spawn (x, y), where its window shows the listed names.
+
+    After a move onto a cell it can walk on it stands there, or (a creature in the way, or another action) on
+    the spawn; an answer that is no action (its default played instead) may have moved it either way.
+    """
+    places = [(0, 0)]
+    if answer not in ACTIONS:
+        places += [(-1, 0), (1, 0), (0, -1), (0, 1)]
+    elif answer in _MOVES and at((x + _MOVES[answer][0], y + _MOVES[answer][1])) & _PLAYER_WALKS:
+        places.append(_MOVES[answer])
+    return any(_could_show(at, listed, x + dx, y + dy) for dx, dy in places)
+
+
+def _could_show(at: Materials, listed: dict[str, tuple[int, str]], x: int, y: int) -> bool:
+    """Whether the window around (x, y) can show the listed names (see ``could_give``)."""
+    window = [(dx, dy, at((x + dx, y + dy)))
+              for dx in range(-HALF_W, HALF_W + 1) for dy in range(-HALF_H, HALF_H + 1) if dx or dy]
+    for name, (dist, way) in listed.items():
+        if name in GENERATED and not any(abs(dx) + abs(dy) == dist and direction(dx, dy) == way and name in materials
+                                         for dx, dy, materials in window):
+            return False
+    on_cells = [(dist, STANDS_ON.get(name, GENERATED)) for name, (dist, _) in listed.items() if name not in GENERATED]
+    return all(any(listed.get(material, (math.inf,))[0] <= abs(dx) + abs(dy)
+                   or any(dist <= abs(dx) + abs(dy) and material in stands for dist, stands in on_cells)
+                   for material in materials)
+               for dx, dy, materials in window)
 
 
 def crafter_texts(engine: Any) -> tuple[str, str]:
@@ -499,7 +584,7 @@ def open_crafter(episode: Played, row: Row) -> Player:
     try:
         game.engine.world_cache = False  # a candidate that is not the episode's world is not kept on disk
         for world in crafter_candidates(episode, row):
-            if _agrees(CrafterSearch(task, game, world, episode, row), episode, count):
+            if could_give(world, episode) and _agrees(CrafterSearch(task, game, world, episode, row), episode, count):
                 game.engine.world_cache = True
                 return CrafterSearch(task, game, world, episode, row)
     except BaseException:

@@ -395,7 +395,7 @@ def _crafter(folder: Path, file: _File, row: leaderboard.Row,
 
     By default the candidates are those its worker's recorded seeds give (``crafter_candidates``).
     """
-    from playbench.suites.balrog.leaderboard_crafter import crafter_candidates
+    from playbench.suites.balrog.leaderboard_crafter import could_give, crafter_candidates
 
     if not isinstance(file.data.get("process_num"), str):
         return None, ("its episode file names no process (process_num): its world seed came from the worker's "
@@ -409,7 +409,7 @@ def _crafter(folder: Path, file: _File, row: leaderboard.Row,
     episode = _played(file, steps, early)
     style = leaderboard.note_style((step.observation for step in steps), row.date)
     for world in crafter_candidates(episode, row) if worlds is None else worlds:
-        if _gives(world, episode, style):
+        if could_give(world, episode) and _gives(world, episode, style):  # the quick test first
             return {"world": world}, None
     return None, (f"its world seed was drawn from the clock: no seed recorded for its worker ({episode.process}) "
                   "gives its world (the worker's first episode, whose NumPy state BALROG seeded from the time and "
