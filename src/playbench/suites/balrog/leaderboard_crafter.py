@@ -582,10 +582,9 @@ def open_crafter(episode: Played, row: Row) -> Player:
     count = min(len(episode.steps), CRAFTER_PROBE)
     game = compat_game(task, {})  # one game for every candidate (made once: its textures, its views)
     try:
-        game.engine.world_cache = False  # a candidate that is not the episode's world is not kept on disk
+        game.engine.disk_cache = False  # candidates are kept in memory only: the re-play's reset reuses its world
         for world in crafter_candidates(episode, row):
             if could_give(world, episode) and _agrees(CrafterSearch(task, game, world, episode, row), episode, count):
-                game.engine.world_cache = True
                 return CrafterSearch(task, game, world, episode, row)
     except BaseException:
         game.close()

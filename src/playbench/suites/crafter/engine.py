@@ -45,7 +45,8 @@ class CrafterEngine(crafter.Env):  # type: ignore[misc]  # crafter ships no type
 
     ``render_images=False`` skips all rendering but burns the night-noise draw exactly as the
     renderer would, so trajectories are identical to ``render_images=True``. ``fast_worldgen``
-    selects the faster (identical) world generator and ``world_cache`` the cache of generated worlds;
+    selects the faster (identical) world generator and ``world_cache`` the cache of generated worlds
+    (``disk_cache = False`` keeps the worlds it generates in memory only);
     ``stable_order=False`` restores the stock, non-reproducible chunk balancing (only to show the bug).
     """
 
@@ -57,6 +58,7 @@ class CrafterEngine(crafter.Env):  # type: ignore[misc]  # crafter ships no type
         self.render_images = render_images
         self.fast_worldgen = fast_worldgen
         self.world_cache = world_cache and fast_worldgen
+        self.disk_cache = True  # False: worlds it generates are kept in memory only
         self.stable_order = stable_order
         grid = np.array(self._local_view._grid)
         unit = np.array(self._size) // np.array(self._view)
@@ -96,7 +98,7 @@ class CrafterEngine(crafter.Env):  # type: ignore[misc]  # crafter ships no type
         else:
             fastgen.generate_world(self._world, self._player)
             if self.world_cache:
-                worldcache.store(world_seed, self._area, worldcache.snapshot(self._world))
+                worldcache.store(world_seed, self._area, worldcache.snapshot(self._world), disk=self.disk_cache)
         return self._obs()
 
     # -- stepping --------------------------------------------------------------------------------

@@ -85,11 +85,11 @@ def load(world_seed: int, area: tuple[int, int]) -> dict[str, Any] | None:
     return snap
 
 
-def store(world_seed: int, area: tuple[int, int], snap: dict[str, Any]) -> None:
-    """Keep a generated world in memory and, when enabled, on disk (atomically)."""
+def store(world_seed: int, area: tuple[int, int], snap: dict[str, Any], disk: bool = True) -> None:
+    """Keep a generated world in memory and, when enabled and ``disk``, on disk (atomically)."""
     _remember((world_seed, int(area[0]), int(area[1])), snap)
     path = _path(world_seed, area)
-    if path is None:
+    if path is None or not disk:
         return
     with contextlib.suppress(OSError):  # a read-only or full cache directory only costs speed
         path.parent.mkdir(parents=True, exist_ok=True)
