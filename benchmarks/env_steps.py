@@ -22,10 +22,10 @@ the memory (RSS) each live episode adds, the slowest step, and apart from it the
 garbage collector, whose full collections walk every object the process tracks (so the count per live
 episode beside). Goals: <= 32 KB per live episode, no step stalled over 100 ms by playbench itself.
 ``--no-keep-steps``: the live episodes are ``ChatEnv(keep_steps=False)`` (no step records kept);
-``--freeze``: ``gc.freeze()`` after each round of steps.
+``--freeze``: ``gc.freeze()`` after each round of steps; ``--live-tasks``: only these of the three (one task's share).
 
     .venv/bin/python benchmarks/env_steps.py [--steps 600] [--repeat 5] [--group 8] [--live 4096]
-                                             [--no-keep-steps] [--freeze]
+                                             [--no-keep-steps] [--freeze] [--live-tasks TASK ...]
 """
 
 import argparse
@@ -258,14 +258,14 @@ class Pauses:
         self.in_full = self.in_full or info["generation"] == 2
 
 
-def live(count: int, steps: int, freeze: bool, keep_steps: bool) -> None:
-    """``count`` live episodes (LIVE_TASKS by turns) in this process: memory per episode, slowest step, GC pauses.
+def live(count: int, steps: int, freeze: bool, keep_steps: bool, tasks: list[str]) -> None:
+    """``count`` live episodes (``tasks`` of LIVE_TASKS by turns) in this process: memory per episode, slowest step, GC pauses.
 
     ``freeze``: ``gc.freeze()`` after the resets and after each round of steps, as a trainer may do after each
     batch (the collector then walks only what the last round made). ``keep_steps``: the live episodes keep their
     step records (``ChatEnv``'s default), or not (``keep_steps=False``).
     """
-    specs = [(env_spec(task, 0, "naive", params), answer) for task, (params, answer) in LIVE_TASKS.items()]
+    specs = [(env_spec(task, 0, "naive", LIVE_TASKS[task][0]), LIVE_TASKS[task][1]) for task in tasks]
     for spec, answer in specs:  # warm-up: imports, data files
         env = ChatEnv.from_spec(spec, 0)
         messages = env.reset()
@@ -310,7 +310,7 @@ def live(count: int, steps: int, freeze: bool, keep_steps: bool) -> None:
     gc.collect()
     collect_ms = (time.perf_counter() - t0) * 1e3
     still = sum(1 for _, _, messages in envs if messages)
-    print(f"{count} live episodes ({', '.join(LIVE_TASKS)} by turns; {still} not over; keep_steps={keep_steps}) "
+    print(f"{count} live episodes ({', '.join(tasks)} by turns; {still} not over; keep_steps={keep_steps}) "
           f"after {steps} steps each: "
           f"{per_episode:.1f} KB per live episode (RSS; goal <= {LIVE_GOAL_KB}), {objects:.0f} objects tracked by "
           f"the garbage collector per live episode")
@@ -330,6 +330,8 @@ def main() -> None:
     parser.add_argument("--tasks", nargs="*", default=list(TASKS))
     parser.add_argument("--live", type=int, default=4096, help="live episodes held at once (0: not measured)")
     parser.add_argument("--live-steps", type=int, default=30)
+    parser.add_argument("--live-tasks", nargs="+", default=list(LIVE_TASKS), choices=list(LIVE_TASKS),
+                        help="live episodes: these tasks only (each task's share of the memory)")
     parser.add_argument("--freeze", action="store_true", help="live episodes: gc.freeze() after each round of steps")
     parser.add_argument("--no-keep-steps", dest="keep_steps", action="store_false",
                         help="live episodes: ChatEnv(keep_steps=False), no step records kept")
@@ -343,7 +345,7 @@ def main() -> None:
     for task in args.tasks:
         per_step(task, args, stock)
     if args.live > 0:
-        live(args.live, args.live_steps, args.freeze, args.keep_steps)
+        live(args.live, args.live_steps, args.freeze, args.keep_steps, args.live_tasks)
 
 
 if __name__ == "__main__":
