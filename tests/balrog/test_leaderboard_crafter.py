@@ -81,7 +81,7 @@ def test_world_is_the_draw_after_the_workers_seed() -> None:
 
 
 def test_quick_test_takes_the_true_world_and_refuses_others() -> None:
-    """The first observation's materials around the spawn: the world that gave it passes (whatever the first
+    """The first observations' materials around the spawn: the world that gave them passes (whatever the first
     answer: a move, another action, one that is no action), the worlds drawn after 19 other seeds do not."""
     episode, _ = _record(-1, 0)
     true = int(np.random.RandomState(WORKER_SEED).randint(0, 2**31 - 1))
@@ -178,13 +178,13 @@ def test_shared_row_changed_observation_differs(shared_data: Path, tmp_path: Pat
 
 
 #: The world each of the shared row's 10 Crafter episodes shows, found by the candidate search without the
-#: quick test (the first candidate whose world gives the episode's first 8 recorded steps).
+#: quick test (the first candidate whose world gives the episode's first 8, and 16, recorded steps).
 WORLDS = (40960885, 188225341, 1665838943, 868659739, 42970951, 2087432221, 1186568905, 1834076410, 850702002,
           1053132526)
 
 
 def test_quick_test_takes_each_shared_episodes_world(shared_data: Path) -> None:
-    """Each episode's world passes the quick test on its first observation; another episode's world rarely."""
+    """Each episode's world passes the quick test on its first observations; another episode's world rarely."""
     folder = shared_data / LLM_ROW
     episodes = []
     for index in range(10):
@@ -192,6 +192,6 @@ def test_quick_test_takes_each_shared_episodes_world(shared_data: Path) -> None:
         episodes.append(Played("crafter", "default", "balrog/crafter/default", "balrog/crafter/default", index, 0,
                                {}, steps, early))
     assert all(could_give(world, episode) for world, episode in zip(WORLDS, episodes, strict=True))
-    refused = sum(not could_give(world, episode) for i, world in enumerate(WORLDS)
-                  for j, episode in enumerate(episodes) if i != j)
-    assert refused >= 80  # of 90
+    taken = [(i, j) for i, world in enumerate(WORLDS) for j, episode in enumerate(episodes)
+             if i != j and could_give(world, episode)]
+    assert len(taken) <= 1, taken  # of 90 (episode 2's world passes episode 1's first views)

@@ -107,35 +107,56 @@ _MOVES = {"Move West": (-1, 0), "Move East": (1, 0), "Move North": (0, -1), "Mov
 STANDS_ON = {"cow": _WALKABLE, "zombie": _WALKABLE, "skeleton": _WALKABLE, "arrow": _WALKABLE | {"water", "lava"},
              "plant": frozenset({"grass"})}
 #: One line of BALROG's ``You see:`` list: name, distance, direction.
-_SEEN = re.compile(r"^- ([a-z_]+) (\d+) steps? to your ([a-z-]+)$", re.M)
+_SEEN = re.compile(r"- ([a-z_]+) (\d+) steps? to your ([a-z-]+)")
+#: The first recorded steps the quick test reads: no generated material can change before the sixth step
+#: (stone, the first collected that leaves another, needs a wood pickaxe: two wood for a table, one for the
+#: pickaxe, a step each; the table and plants a player places are taken as things that stand anywhere).
+QUICK_STEPS = 4
 
 
 def could_give(world: int, episode: Played, area: tuple[int, int] = (64, 64)) -> bool:
-    """Whether ``crafter.Env(seed=world)``'s first world can show the episode's first recorded observation.
+    """Whether ``crafter.Env(seed=world)``'s first world can show the episode's first recorded observations.
 
     A quick necessary test made before generating the world, from ``spawnview``: first the materials the noise
-    alone allows around the spawn, then the materials of the columns up to the first view's last (several
-    times quicker than generating the world). After the reset and the first step the player stands on its
-    spawn cell or, after a move, next to it (no material changed: its inventory is empty); for one such cell,
-    each material the text lists must lie at its distance and direction, and each cell of the 9x7 window must
-    show a name the text lists no farther away: its material, or something that can stand on it. A text
-    without a ``You see:`` list tests nothing.
+    alone allows around the spawn, then the materials of the columns up to the first views' last (several
+    times quicker than generating the world). The player starts on the spawn cell; each of the first
+    ``QUICK_STEPS`` steps leaves it where it stood or, after a move, on the next cell if it can walk there. For
+    one such path, each material a step's text lists must lie at its distance and direction, and each cell of
+    its 9x7 window must show a name the text lists no farther away: its material, or something that can stand
+    on it. A step whose text has no ``You see:`` list ends the test.
     """
-    if not episode.steps or "You see:" not in episode.steps[0].observation:
-        return True
-    listed: dict[str, tuple[int, str]] = {}
-    for name, dist, way in _SEEN.findall(episode.steps[0].observation):
-        listed.setdefault(name, (int(dist), way))
-    if not listed:
+    views = []
+    for step in episode.steps[:QUICK_STEPS]:
+        listed = _listed(step.observation)
+        if listed is None:
+            break
+        views.append((step.answer, listed))
+    if not views:
         return True
     x, y = area[0] // 2, area[1] // 2
-    seed, answer = world_seed(world), episode.steps[0].answer
-    cells = [(x + dx, y + dy) for dx in range(-HALF_W - 1, HALF_W + 2) for dy in range(-HALF_H - 1, HALF_H + 2)]
-    noise_only = dict(zip(cells, spawnview.possible(seed, cells, area), strict=True))
-    if not _could_show_from(noise_only.__getitem__, listed, answer, x, y):
-        return False
-    codes = spawnview.materials(seed, x + HALF_W + 2, area)
-    return _could_show_from(lambda cell: _ONE[codes[cell]], listed, answer, x, y)
+    seed = world_seed(world)
+    for reach in sorted({1, len(views)}):  # the first view's cells alone refuse most candidates
+        cells = [(x + dx, y + dy) for dx in range(-HALF_W - reach, HALF_W + reach + 1)
+                 for dy in range(-HALF_H - reach, HALF_H + reach + 1)]
+        noise_only = dict(zip(cells, spawnview.possible(seed, cells, area), strict=True))
+        if not _could_show_along(noise_only.__getitem__, views[:reach], x, y):
+            return False
+    codes = spawnview.materials(seed, x + HALF_W + len(views) + 1, area)
+    return _could_show_along(lambda cell: _ONE[codes[cell]], views, x, y)
+
+
+def _listed(text: str) -> dict[str, tuple[int, str]] | None:
+    """The names a ``You see:`` list shows, with the distance and direction of each; None without one."""
+    _, seen, rest = text.partition("You see:\n")
+    lines = rest.split("\n\n")[0].split("\n") if seen else []
+    found = [_SEEN.fullmatch(line) for line in lines]
+    if not lines or not all(found):
+        return None
+    listed: dict[str, tuple[int, str]] = {}
+    for match in found:
+        assert match is not None
+        listed.setdefault(match[1], (int(match[2]), match[3]))
+    return listed
 
 
 #: Each material alone, by its index in ``spawnview.NAMES``.
@@ -144,18 +165,25 @@ _ONE = [frozenset({name}) for name in spawnview.NAMES]
 Materials = Callable[[tuple[int, int]], frozenset[str]]
 
 
-def _could_show_from(at: Materials, listed: dict[str, tuple[int, str]], answer: str, x: int, y: int) -> bool:
-    """Whether the first step can leave the player, from its spawn (x, y), where its window shows the listed names.
+def _could_show_along(at: Materials, views: list[tuple[str, dict[str, tuple[int, str]]]], x: int, y: int) -> bool:
+    """Whether the first steps can take the player from its spawn (x, y) along cells whose windows show the views."""
+    places = {(x, y)}
+    for answer, listed in views:
+        places = {after for place in places for after in _after(at, answer, place) if _could_show(at, listed, *after)}
+        if not places:
+            return False
+    return True
 
-    After a move onto a cell it can walk on it stands there, or (a creature in the way, or another action) on
-    the spawn; an answer that is no action (its default played instead) may have moved it either way.
+
+def _after(at: Materials, answer: str, place: tuple[int, int]) -> list[tuple[int, int]]:
+    """Where a step can leave the player.
+
+    Where it stood (another action, or a creature in the way) or, after a move, on the next cell if it can walk
+    there; after an answer that is no action (its default played instead), any move.
     """
-    places = [(0, 0)]
-    if answer not in ACTIONS:
-        places += [(-1, 0), (1, 0), (0, -1), (0, 1)]
-    elif answer in _MOVES and at((x + _MOVES[answer][0], y + _MOVES[answer][1])) & _PLAYER_WALKS:
-        places.append(_MOVES[answer])
-    return any(_could_show(at, listed, x + dx, y + dy) for dx, dy in places)
+    moves = list(_MOVES.values()) if answer not in ACTIONS else [_MOVES[answer]] if answer in _MOVES else []
+    x, y = place
+    return [place] + [(x + dx, y + dy) for dx, dy in moves if at((x + dx, y + dy)) & _PLAYER_WALKS]
 
 
 def _could_show(at: Materials, listed: dict[str, tuple[int, str]], x: int, y: int) -> bool:
