@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any, ClassVar
 
 import numpy as np
@@ -187,7 +188,8 @@ class GraspInteractiveGame(_GraspBase):
         """Execute one action; the episode ends after 20 actions or STOP."""
         assert self.inst is not None, "reset() first"
         before = self._score
-        name = self.legal_or_default(action).strip().upper()
+        # interned: the episode keeps each action (and its record the plan), one shared string per name
+        name = sys.intern(self.legal_or_default(action).strip().upper())
         if name != self.STOP:
             self.state.apply(name)
             self.actions.append(name)
