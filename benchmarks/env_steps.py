@@ -21,6 +21,9 @@ turns) reset, then stepped ``--live-steps`` (30) times each, round robin, as a t
 the memory (RSS) each live episode adds, the slowest step, and apart from it the pauses of Python's cyclic
 garbage collector, whose full collections walk every object the process tracks (so the count per live
 episode beside). Goals: <= 32 KB per live episode, no step stalled over 100 ms by playbench itself.
+Beside it, the highest RSS after a round and its round (the figure after the last round keeps that high-water
+mark: the allocators hold what episodes that ended since freed), and the RSS once glibc gives its free pages back
+(``malloc_trim(0)``, as a trainer could call it).
 ``--no-keep-steps``: the live episodes are ``ChatEnv(keep_steps=False)`` (no step records kept);
 ``--freeze``: ``gc.freeze()`` after each round of steps; ``--live-tasks``: only these of the three (one task's share).
 
@@ -30,6 +33,7 @@ episode beside). Goals: <= 32 KB per live episode, no step stalled over 100 ms b
 
 import argparse
 import asyncio
+import ctypes
 import functools
 import gc
 import os
@@ -233,6 +237,16 @@ def per_step(task: str, args: argparse.Namespace, stock: dict[str, Callable[[int
           f"{difference(cpu['agent'], cpu['bare'], 1e3)}")
 
 
+def trimmed_rss() -> int | None:
+    """RSS once glibc has handed its free pages back (``malloc_trim(0)``); None without glibc."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim(0)
+    return rss()
+
+
 def rss() -> int:
     """This process's resident memory in bytes (Linux's /proc; elsewhere the peak, which only grows)."""
     try:
@@ -277,13 +291,14 @@ def live(count: int, steps: int, freeze: bool, keep_steps: bool, tasks: list[str
     gc.callbacks.append(pauses)
     slowest = slowest_own = slowest_cpu = 0.0
     over = 0
+    highest = (0, 0)  # the highest RSS after a round of steps, and that round
     try:
         envs: list[tuple[ChatEnv, str, list[Any]]] = []
         for n in range(count):
             spec, answer = specs[n % len(specs)]
             env = ChatEnv.from_spec(spec, n // len(specs), keep_steps=keep_steps)
             envs.append((env, answer, env.reset()))
-        for _ in range(steps):
+        for round_ in range(1, steps + 1):
             if freeze:
                 gc.freeze()
             for k, (env, answer, messages) in enumerate(envs):
@@ -299,6 +314,7 @@ def live(count: int, steps: int, freeze: bool, keep_steps: bool, tasks: list[str
                 over += took > STALL_GOAL_MS / 1e3
                 if not pauses.in_full:
                     slowest_own = max(slowest_own, took)
+            highest = max(highest, (rss(), round_))
     finally:
         gc.callbacks.remove(pauses)
         gc.unfreeze()
@@ -318,6 +334,11 @@ def live(count: int, steps: int, freeze: bool, keep_steps: bool, tasks: list[str
           f"({slowest_cpu * 1e3:.1f} ms CPU at most), {over} over {STALL_GOAL_MS} ms; slowest with no full collection "
           f"in it {slowest_own * 1e3:.1f} ms (goal: none over {STALL_GOAL_MS} ms); full collections: {len(full)}, "
           f"the longest {max(full, default=0.0) * 1e3:.0f} ms; one now, all episodes live: {collect_ms:.0f} ms")
+    trimmed = trimmed_rss()
+    print(f"  RSS highest after step {highest[1]}: {(highest[0] - memory) / count / 1024:.1f} KB per live episode "
+          "(the allocators keep what ended episodes freed since)"
+          + ("" if trimmed is None else f"; after malloc_trim(0), which hands glibc's free pages back: "
+             f"{(trimmed - memory) / count / 1024:.1f} KB"))
     for env, _, _ in envs:
         env.close()
 
