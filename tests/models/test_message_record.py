@@ -43,3 +43,20 @@ def test_a_changed_message_gets_a_new_record_and_the_old_one_stays() -> None:
     message.parts = True
     assert message.record() == {"role": "user", "content": "after", "parts": True}
     assert old == {"role": "user", "content": "before"}
+
+
+def test_a_detached_record_is_a_new_equal_dict_and_the_message_keeps_none() -> None:
+    from playbench.models.types import Image
+
+    image = Image(b"\x89PNG", 1, 1)
+    for message in (Message("user", "a wall"), Message("assistant", "up", parts=True),
+                    Message("user", "seen", (image,))):
+        held = message.record()  # a step record's, say
+        before = json.dumps(held)
+        detached = message.detached_record()
+        assert detached == held and list(detached) == list(held) and detached is not held
+        assert json.dumps(detached) == before and orjson.dumps(detached) == orjson.dumps(held)
+        assert message._record is None  # nothing left cached on the message
+        detached["content"] = "changed"
+        assert json.dumps(held) == before and message.record() == held  # the caller's own: nobody else's changes
+    assert Message("user", "a wall").detached_record() == {"role": "user", "content": "a wall"}

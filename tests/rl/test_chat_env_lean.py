@@ -200,6 +200,20 @@ def test_keep_steps_false_gives_the_same_results_and_record_and_keeps_no_steps()
         raise AssertionError("keep_steps=0 should be refused")
 
 
+
+def test_keep_steps_false_leaves_no_record_cached_on_its_history_and_gives_the_callers_own_dicts() -> None:
+    spec = env_spec("smartplay/hanoi-3", seed=3, task_params={"max_steps": 12})
+    kept, lean = ChatEnv.from_spec(spec, 1), ChatEnv.from_spec(spec, 1, keep_steps=False)
+    kept.reset()
+    mine = lean.reset()
+    for answer in HANOI[:4]:
+        for message in mine:
+            message["content"] = "changed by the caller"  # its own dicts: nothing the episode holds changes
+        mine, *_ = lean.step(answer)
+        assert mine == kept.step(answer).messages and len(mine) > 3
+        assert lean.request is not None and all(m._record is None for m in lean.request)  # one dict a message: the caller's
+    assert kept.request is not None and all(m._record is not None for m in kept.request)  # its step records hold them
+
 def test_an_ended_episode_holds_neither_its_last_request_nor_its_game() -> None:
     env = ChatEnv("grasp/energy", index=1, seed=5)
     env.reset()

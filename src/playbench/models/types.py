@@ -45,6 +45,11 @@ class _Fields:
     """
 
 
+#: a text-only record's keys in its order, copied for each detached record (``Message.detached_record``)
+_TEXT_ONLY: dict[str, Any] = _Fields().__dict__
+_TEXT_ONLY["role"] = _TEXT_ONLY["content"] = ""
+
+
 @dataclass(slots=True)
 class Message:
     """One chat message: ``role`` is ``system``, ``user`` or ``assistant``.
@@ -81,6 +86,22 @@ class Message:
         if self.parts:
             out["parts"] = True
         out["images"] = [img.placeholder() for img in self.images]
+        return out
+
+    def detached_record(self) -> dict[str, Any]:
+        """A new dict equal to ``record()``, the caller's to change; the message then keeps no record cached.
+
+        For a holder of many live messages whose records nobody keeps (a ChatEnv with ``keep_steps=False``):
+        a cached record per history message would be a second dict beside the caller's (3 KB a live episode).
+        """
+        self._record = None  # dropped, never handed out: whoever holds it (a step record) keeps it unchanged
+        if self.images:
+            return self.record()  # made afresh each time, never cached
+        out = _TEXT_ONLY.copy()  # a copy of a shared-key dict shares its keys too (and is made faster than a literal)
+        out["role"] = self.role
+        out["content"] = self.content
+        if self.parts:
+            out["parts"] = True
         return out
 
 
