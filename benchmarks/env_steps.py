@@ -25,10 +25,11 @@ Beside it, the highest RSS after a round and its round (the figure after the las
 mark: the allocators hold what episodes that ended since freed), and the RSS once glibc gives its free pages back
 (``malloc_trim(0)``, as a trainer could call it).
 ``--no-keep-steps``: the live episodes are ``ChatEnv(keep_steps=False)`` (no step records kept);
-``--freeze``: ``gc.freeze()`` after each round of steps; ``--live-tasks``: only these of the three (one task's share).
+``--freeze``: ``gc.freeze()`` after each round of steps; ``--trim``: ``malloc_trim(0)`` after each (glibc);
+``--live-tasks``: only these of the three (one task's share).
 
     .venv/bin/python benchmarks/env_steps.py [--steps 600] [--repeat 5] [--group 8] [--live 4096]
-                                             [--no-keep-steps] [--freeze] [--live-tasks TASK ...]
+                                             [--no-keep-steps] [--freeze] [--trim] [--live-tasks TASK ...]
 """
 
 import argparse
@@ -272,12 +273,13 @@ class Pauses:
         self.in_full = self.in_full or info["generation"] == 2
 
 
-def live(count: int, steps: int, freeze: bool, keep_steps: bool, tasks: list[str]) -> None:
+def live(count: int, steps: int, freeze: bool, keep_steps: bool, tasks: list[str], trim: bool = False) -> None:
     """``count`` live episodes (``tasks`` of LIVE_TASKS by turns) in this process: memory per episode, slowest step, GC pauses.
 
     ``freeze``: ``gc.freeze()`` after the resets and after each round of steps, as a trainer may do after each
     batch (the collector then walks only what the last round made). ``keep_steps``: the live episodes keep their
-    step records (``ChatEnv``'s default), or not (``keep_steps=False``).
+    step records (``ChatEnv``'s default), or not (``keep_steps=False``). ``trim``: ``malloc_trim(0)`` after each
+    round, as a trainer may do after each batch (glibc gives back the pages that episodes ended since freed).
     """
     specs = [(env_spec(task, 0, "naive", LIVE_TASKS[task][0]), LIVE_TASKS[task][1]) for task in tasks]
     for spec, answer in specs:  # warm-up: imports, data files
@@ -286,12 +288,14 @@ def live(count: int, steps: int, freeze: bool, keep_steps: bool, tasks: list[str
         while messages:
             messages, *_ = env.step(answer)
     gc.collect()
+    trimmed_rss()  # the start's own free pages given back first: no episode's figure is made smaller by them
     memory, tracked = rss(), len(gc.get_objects())
     pauses = Pauses()
     gc.callbacks.append(pauses)
     slowest = slowest_own = slowest_cpu = 0.0
     over = 0
     highest = (0, 0)  # the highest RSS after a round of steps, and that round
+    trims: list[float] = []  # the time each malloc_trim(0) took (``trim``)
     try:
         envs: list[tuple[ChatEnv, str, list[Any]]] = []
         for n in range(count):
@@ -314,7 +318,13 @@ def live(count: int, steps: int, freeze: bool, keep_steps: bool, tasks: list[str
                 over += took > STALL_GOAL_MS / 1e3
                 if not pauses.in_full:
                     slowest_own = max(slowest_own, took)
-            highest = max(highest, (rss(), round_))
+            if trim:
+                t0 = time.perf_counter()
+                trimmed_rss()
+                trims.append(time.perf_counter() - t0)
+            now = rss()
+            if now > highest[0]:  # the first round that reached it
+                highest = (now, round_)
     finally:
         gc.callbacks.remove(pauses)
         gc.unfreeze()
@@ -334,8 +344,10 @@ def live(count: int, steps: int, freeze: bool, keep_steps: bool, tasks: list[str
           f"({slowest_cpu * 1e3:.1f} ms CPU at most), {over} over {STALL_GOAL_MS} ms; slowest with no full collection "
           f"in it {slowest_own * 1e3:.1f} ms (goal: none over {STALL_GOAL_MS} ms); full collections: {len(full)}, "
           f"the longest {max(full, default=0.0) * 1e3:.0f} ms; one now, all episodes live: {collect_ms:.0f} ms")
+    if trims:
+        print(f"  malloc_trim(0) after each round: the longest took {max(trims) * 1e3:.0f} ms")
     trimmed = trimmed_rss()
-    print(f"  RSS highest after step {highest[1]}: {(highest[0] - memory) / count / 1024:.1f} KB per live episode "
+    print(f"  RSS highest, first after step {highest[1]}: {(highest[0] - memory) / count / 1024:.1f} KB per live episode "
           "(the allocators keep what ended episodes freed since)"
           + ("" if trimmed is None else f"; after malloc_trim(0), which hands glibc's free pages back: "
              f"{(trimmed - memory) / count / 1024:.1f} KB"))
@@ -354,6 +366,7 @@ def main() -> None:
     parser.add_argument("--live-tasks", nargs="+", default=list(LIVE_TASKS), choices=list(LIVE_TASKS),
                         help="live episodes: these tasks only (each task's share of the memory)")
     parser.add_argument("--freeze", action="store_true", help="live episodes: gc.freeze() after each round of steps")
+    parser.add_argument("--trim", action="store_true", help="live episodes: malloc_trim(0) after each round (glibc)")
     parser.add_argument("--no-keep-steps", dest="keep_steps", action="store_false",
                         help="live episodes: ChatEnv(keep_steps=False), no step records kept")
     args = parser.parse_args()
@@ -366,7 +379,7 @@ def main() -> None:
     for task in args.tasks:
         per_step(task, args, stock)
     if args.live > 0:
-        live(args.live, args.live_steps, args.freeze, args.keep_steps, args.live_tasks)
+        live(args.live, args.live_steps, args.freeze, args.keep_steps, args.live_tasks, args.trim)
 
 
 if __name__ == "__main__":
