@@ -224,6 +224,19 @@ def test_an_ended_episode_holds_neither_its_last_request_nor_its_game() -> None:
     assert env._request is None and env._game is None and env.request is None and env.wire_messages() == []
 
 
+
+def test_an_ended_lean_episode_lets_go_of_its_game_and_agent_at_once_and_still_answers() -> None:
+    import weakref
+
+    env = ChatEnv("grasp/energy-interactive", index=1, seed=5, keep_steps=False)
+    messages = env.reset()
+    assert env._coro is not None
+    game, agent = weakref.ref(env._game), weakref.ref(env._coro.cr_frame.f_locals["agent"])  # its history window
+    while messages:
+        messages, *_ = env.step("UP")
+    assert game() is None and agent() is None  # freed when the episode ended (no collection needed)
+    assert env.done and env.record().status == "ok" and env.score == env.record().score and env.request is None
+
 def test_grasp_instance_kept_or_made_anew_plays_the_same_records() -> None:
     from playbench.suites.grasp.instances import KEPT_INSTANCES, _kept
 
