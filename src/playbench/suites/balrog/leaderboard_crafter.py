@@ -108,10 +108,12 @@ STANDS_ON = {"cow": _WALKABLE, "zombie": _WALKABLE, "skeleton": _WALKABLE, "arro
              "plant": frozenset({"grass"})}
 #: One line of BALROG's ``You see:`` list: name, distance, direction.
 _SEEN = re.compile(r"- ([a-z_]+) (\d+) steps? to your ([a-z-]+)")
-#: The first recorded steps the quick test reads: no generated material can change before the sixth step
-#: (stone, the first collected that leaves another, needs a wood pickaxe: two wood for a table, one for the
-#: pickaxe, a step each; the table and plants a player places are taken as things that stand anywhere).
+#: The first recorded steps the quick test reads: no generated material but a tree (collected, it leaves
+#: grass) can change before the sixth step (stone, the next that leaves another, needs a wood pickaxe: two
+#: wood for a table, one for the pickaxe, a step each; tables and plants a player places are taken as things
+#: that stand anywhere).
 QUICK_STEPS = 4
+_GRASS = frozenset({"grass"})
 
 
 def could_give(world: int, episode: Played, area: tuple[int, int] = (64, 64)) -> bool:
@@ -122,8 +124,9 @@ def could_give(world: int, episode: Played, area: tuple[int, int] = (64, 64)) ->
     times quicker than generating the world). The player starts on the spawn cell; each of the first
     ``QUICK_STEPS`` steps leaves it where it stood or, after a move, on the next cell if it can walk there. For
     one such path, each material a step's text lists must lie at its distance and direction, and each cell of
-    its 9x7 window must show a name the text lists no farther away: its material, or something that can stand
-    on it. A step whose text has no ``You see:`` list ends the test.
+    its 9x7 window must show a name the text lists no farther away: its material (after the first step, a
+    tree's cell may be grass), or something that can stand on it. A step whose text has no ``You see:`` list
+    ends the test.
     """
     views = []
     for step in episode.steps[:QUICK_STEPS]:
@@ -168,11 +171,18 @@ Materials = Callable[[tuple[int, int]], frozenset[str]]
 def _could_show_along(at: Materials, views: list[tuple[str, dict[str, tuple[int, str]]]], x: int, y: int) -> bool:
     """Whether the first steps can take the player from its spawn (x, y) along cells whose windows show the views."""
     places = {(x, y)}
-    for answer, listed in views:
-        places = {after for place in places for after in _after(at, answer, place) if _could_show(at, listed, *after)}
+    for k, (answer, listed) in enumerate(views):
+        seen = at if k == 0 else _or_felled(at)  # the first step's facing cell is grass: it fells no tree
+        places = {after for place in places for after in _after(seen, answer, place)
+                  if _could_show(seen, listed, *after)}
         if not places:
             return False
     return True
+
+
+def _or_felled(at: Materials) -> Materials:
+    """The materials, a tree's cell also grass (collecting a tree leaves grass)."""
+    return lambda cell: at(cell) | _GRASS if "tree" in at(cell) else at(cell)
 
 
 def _after(at: Materials, answer: str, place: tuple[int, int]) -> list[tuple[int, int]]:
