@@ -146,3 +146,24 @@ def serve_env_process(*args: str, announced: str = "") -> Iterator[tuple[subproc
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(30)
+
+
+#: the client settings of a synthetic BALROG row's episodes
+BALROG_CLIENT = {"client_name": "openai", "model_id": "gpt-4o-mini", "generate_kwargs": {"temperature": 0.0}}
+
+
+def balrog_row(folder: Path, episodes: list[tuple[str, int, float]], num_steps: int = 5) -> Path:
+    """A synthetic BALROG row folder: one episode file (and its CSV of one step) per ``(task, seed, progression)``."""
+    from playbench.suites.balrog.submission import episode_path, original_name
+
+    for index, (task_id, seed, progression) in enumerate(episodes):
+        env, task = original_name(task_id)
+        path = folder / episode_path(env, task, index)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"task": task, "input_tokens": 100, "output_tokens": 10, "num_steps": num_steps,
+                                    "progression": progression, "seed": seed,
+                                    "agent": {"type": "naive", "max_text_history": 16}, "client": BALROG_CLIENT}))
+        path.with_suffix(".csv").write_text("Step,Action,Reasoning,Observation,Reward,Done\n0,up,,a wall,0,False\n")
+        (folder / env / f"{env}_summary.json").write_text("{}")
+    (folder / "summary.json").write_text("{}")
+    return folder

@@ -13,13 +13,12 @@ from typing import Any
 
 import pytest
 
-from helpers import run_cli
+from helpers import BALROG_CLIENT as CLIENT
+from helpers import balrog_row, run_cli
 from playbench.models.pricing import price_for
 from playbench.models.types import GenerateConfig
-from playbench.suites.balrog.submission import episode_path, original_name
 
 GOTO, PICKUP = "balrog/babyai/goto", "balrog/babyai/pickup"
-CLIENT = {"client_name": "openai", "model_id": "gpt-4o-mini", "generate_kwargs": {"temperature": 0.0}}
 SUMMARY = {"average_progress": 32.34, "standard_error": 1.49,
            "environments": {"babyai": {"progression_percentage": 77.6, "standard_error": 3.73, "episodes_played": 125},
                             "textworld": {"progression_percentage": 39.31, "standard_error": 5.24,
@@ -29,33 +28,18 @@ SUMMARY = {"average_progress": 32.34, "standard_error": 1.49,
            "client": CLIENT, "agent": {"type": "naive", "max_history": 16, "max_image_history": 0}}
 
 
-def _row(folder: Path, episodes: list[tuple[str, int, float]]) -> Path:
-    """A BALROG row folder: one episode file per ``(task, seed, progression)`` (and its CSV), a summary beside."""
-    for index, (task_id, seed, progression) in enumerate(episodes):
-        env, task = original_name(task_id)
-        path = folder / episode_path(env, task, index)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"task": task, "input_tokens": 100, "output_tokens": 10, "num_steps": 5,
-                                    "progression": progression, "seed": seed,
-                                    "agent": {"type": "naive", "max_text_history": 16}, "client": CLIENT}))
-        path.with_suffix(".csv").write_text("Step,Action,Reasoning,Observation,Reward,Done\n0,up,,a wall,0,False\n")
-        (folder / env / f"{env}_summary.json").write_text("{}")
-    (folder / "summary.json").write_text("{}")
-    return folder
-
-
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("rows")
     subs = tmp / "submissions"
     played = [(GOTO, 1, 1.0), (GOTO, 2, 0.0), (PICKUP, 1, 0.5), (PICKUP, 2, 0.0)]
-    mine = _row(tmp / "mine", played)
-    other = _row(subs / "LLM" / "20250101_a", [(t, s, 1 - p) for t, s, p in played])
-    twice = _row(subs / "LLM" / "20250102_twice", [*played, (GOTO, 1, 0.0)])
+    mine = balrog_row(tmp / "mine", played)
+    other = balrog_row(subs / "LLM" / "20250101_a", [(t, s, 1 - p) for t, s, p in played])
+    twice = balrog_row(subs / "LLM" / "20250102_twice", [*played, (GOTO, 1, 0.0)])
     summary = subs / "LLM" / "20240924_summary"
     summary.mkdir(parents=True)
     (summary / "summary.json").write_text(json.dumps(SUMMARY))
-    broken = _row(subs / "VLM" / "20250103_broken", played)
+    broken = balrog_row(subs / "VLM" / "20250103_broken", played)
     next(broken.rglob("*_run_00.json")).write_text("{not json")
     done = run_cli("board", str(mine), "--with", str(subs), "-o", str(tmp / "site"))
     assert done.returncode == 0, done.stderr
