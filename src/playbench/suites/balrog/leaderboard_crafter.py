@@ -10,7 +10,7 @@ What decides a Crafter instance in BALROG (its evaluator and crafter 1.8.3, read
   crafter module is first imported, for a throw-away ``crafter.Env()``). The candidates are the first
   draws after each seed recorded for the same worker (``CRAFTER_DRAWS``); the one whose world gives the first
   recorded observations is taken. A candidate is first put to a quick necessary test (``could_give``: the
-  materials around the spawn, worked out without generating the world, against the first observation), and
+  materials around the spawn, worked out without generating the world, against the first observations), and
   only those that pass are generated and played. A worker's first episode draws after the
   seed ``_worker`` gave the worker when it started, ``get_unique_seed(process_num=position)``: the first 32
   bits of a SHA-256 of its pid, position and ``time.time_ns()``, recorded nowhere (every public BALROG
