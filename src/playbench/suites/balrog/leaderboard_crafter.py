@@ -43,7 +43,7 @@ import collections
 import copy
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -611,19 +611,41 @@ def _agrees(search: CrafterSearch, episode: Played, count: int) -> bool:
     return True
 
 
+def _first_giving(game: Any, task: Task, episode: Played, row: Row, worlds: Iterable[int]) -> int | None:
+    """The first of ``worlds`` that gives the episode's first recorded steps (the quick test first)."""
+    count = min(len(episode.steps), CRAFTER_PROBE)
+    for world in worlds:
+        if could_give(world, episode) and _agrees(CrafterSearch(task, game, world, episode, row), episode, count):
+            return world
+    return None
+
+
+def find_world(episode: Played, row: Row, worlds: Iterable[int] | None = None) -> int | None:
+    """The world seed, among ``worlds`` (by default the worker's candidates), that the re-play takes as the episode's.
+
+    ``eval --instances`` plays the world ``verify`` re-plays: the same candidates, the same probe.
+    """
+    task = task_of(episode)
+    game = compat_game(task, {})
+    try:
+        game.engine.disk_cache = False  # a world found is generated again when its episode is played
+        return _first_giving(game, task, episode, row, crafter_candidates(episode, row) if worlds is None else worlds)
+    finally:
+        game.close()
+
+
 def open_crafter(episode: Played, row: Row) -> Player:
     """The world of the worker's state (see the module doc), found among its recorded seeds' draws."""
     task = task_of(episode)
     if episode.process is None:
         raise NotVerifiable("its episode file names no process (process_num): its world seed came from the "
                             "worker's NumPy state")
-    count = min(len(episode.steps), CRAFTER_PROBE)
     game = compat_game(task, {})  # one game for every candidate (made once: its textures, its views)
     try:
         game.engine.disk_cache = False  # candidates are kept in memory only: the re-play's reset reuses its world
-        for world in crafter_candidates(episode, row):
-            if could_give(world, episode) and _agrees(CrafterSearch(task, game, world, episode, row), episode, count):
-                return CrafterSearch(task, game, world, episode, row)
+        world = _first_giving(game, task, episode, row, crafter_candidates(episode, row))
+        if world is not None:
+            return CrafterSearch(task, game, world, episode, row)
     except BaseException:
         game.close()
         raise

@@ -39,10 +39,6 @@ from playbench.suites.balrog import leaderboard, submission
 from playbench.suites.balrog.facts import TASKS, BalrogTask
 from playbench.suites.balrog.nle.boxoban.level import Level, level_files, parse_level
 
-#: How many of an episode's first recorded steps a candidate Crafter world must give (crafter balances its
-#: creatures from the 10th step on, by a set's order: the steps before do not depend on it).
-CRAFTER_STEPS = 8
-
 
 @dataclass
 class _File:
@@ -395,7 +391,7 @@ def _crafter(folder: Path, file: _File, row: leaderboard.Row,
 
     By default the candidates are those its worker's recorded seeds give (``crafter_candidates``).
     """
-    from playbench.suites.balrog.leaderboard_crafter import could_give, crafter_candidates
+    from playbench.suites.balrog.leaderboard_crafter import find_world
 
     if not isinstance(file.data.get("process_num"), str):
         return None, ("its episode file names no process (process_num): its world seed came from the worker's "
@@ -407,35 +403,9 @@ def _crafter(folder: Path, file: _File, row: leaderboard.Row,
     if not steps:
         return None, "its steps table is empty: its world is found by its first steps"
     episode = _played(file, steps, early)
-    style = leaderboard.note_style((step.observation for step in steps), row.date)
-    for world in crafter_candidates(episode, row) if worlds is None else worlds:
-        if could_give(world, episode) and _gives(world, episode, style):  # the quick test first
-            return {"world": world}, None
+    world = find_world(episode, row, worlds)
+    if world is not None:
+        return {"world": world}, None
     return None, (f"its world seed was drawn from the clock: no seed recorded for its worker ({episode.process}) "
                   "gives its world (the worker's first episode, whose NumPy state BALROG seeded from the time and "
                   "pid, recorded nowhere, or one after an episode that left no file)")
-
-
-def _gives(world: int, episode: leaderboard.Played, style: leaderboard.Style) -> bool:
-    """Whether crafter's world ``world`` gives the episode's first recorded steps (either text of BALROG's)."""
-    from playbench.suites.balrog.leaderboard_crafter import crafter_texts
-    game = _game(episode.task_id, {})
-    try:
-        game.reset(seed=episode.seed, options={"world": world})
-        legal = game.legal_actions()
-        for step in episode.steps[:CRAFTER_STEPS]:
-            action = step.answer if leaderboard.valid(step.answer, legal) else game.default_action
-            _, reward, terminated, truncated, _ = game.step(action)
-            texts: tuple[str, ...] = crafter_texts(game.engine)
-            if action != step.answer:
-                texts = tuple(leaderboard.with_note(style, episode.early, step.answer, action, t) for t in texts)
-            recorded = leaderboard.recorded_number(step.reward)
-            if step.observation not in texts or recorded is None or recorded != float(reward):
-                return False
-            if step.done != str(bool(terminated or truncated)):
-                return False
-        return True
-    finally:
-        game.close()
-
-
