@@ -7,6 +7,7 @@ named in ``PLAYBENCH_AGENTS`` (comma-separated), read as the suites of ``PLAYBEN
 """
 
 import difflib
+import functools
 import importlib
 import os
 from dataclasses import dataclass
@@ -47,11 +48,16 @@ class AgentSpec:
 
     def factory(self, params: Any, model: Any) -> Agent:
         """A fresh agent for one episode."""
+        build = self._build
+        return build(self.name) if self.reference else build(params, model)
+
+    @functools.cached_property
+    def _build(self) -> AgentFactory:
+        """The factory the row names, looked up once (an agent is built for every episode)."""
         make = load_hook(self.factory_name)
         if not callable(make):
             raise PlaybenchError(f"agent {self.name}: {self.factory_name!r} is a {type(make).__name__}, not a factory")
-        build = cast(AgentFactory, make)
-        return build(self.name) if self.reference else build(params, model)
+        return cast(AgentFactory, make)
 
     def params(self, values: dict[str, Any]) -> Params:
         """Validated agent parameters (``-A key=value``)."""

@@ -53,7 +53,8 @@ class Slot:
 
     async def __aenter__(self) -> Ticket:
         limit = self._limit
-        await limit._acquire(self._first)
+        if not limit._take():  # a free slot is taken without a coroutine (most requests)
+            await limit._acquire(self._first)
         self._ticket = Ticket(limit.epoch, limit.in_flight > 1, time.monotonic(), limit.in_flight)
         return self._ticket
 
@@ -131,21 +132,28 @@ class ConcurrencyLimit:
         """
         return Slot(self, first)
 
+    def _take(self) -> bool:
+        """Take a slot if one is free and nobody waits for one; whether it was taken."""
+        if self.in_flight >= self.limit or self._waiters:
+            return False
+        self.in_flight += 1
+        if self.in_flight >= self.limit:
+            self._full = True
+        return True
+
     async def _acquire(self, first: bool) -> None:
-        if self.in_flight < self.limit and not self._waiters:
-            self.in_flight += 1
+        """Wait for a slot (none was free, or others wait first)."""
+        waiter = asyncio.get_running_loop().create_future()
+        if first:
+            self._waiters.appendleft(waiter)
         else:
-            waiter = asyncio.get_running_loop().create_future()
-            if first:
-                self._waiters.appendleft(waiter)
-            else:
-                self._waiters.append(waiter)
-            try:
-                await waiter  # the slot is counted as taken when the waiter is woken (see _wake)
-            except asyncio.CancelledError:
-                if waiter.done() and not waiter.cancelled():  # woken just as it was cancelled
-                    self._release()
-                raise
+            self._waiters.append(waiter)
+        try:
+            await waiter  # the slot is counted as taken when the waiter is woken (see _wake)
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():  # woken just as it was cancelled
+                self._release()
+            raise
         if self.in_flight >= self.limit:
             self._full = True
 

@@ -94,6 +94,11 @@ class ModelStats:
         return out
 
 
+#: what a call and a request add to the ledger: made once, never changed (a ledger only reads what it adds)
+_A_CALL = {"calls": 1, "attempts": 0}
+_AN_ATTEMPT = {"attempts": 1}
+
+
 def _no_ledger(counts: dict[str, int]) -> None:
     """Where usage goes when no episode is current (a Model used outside the runner)."""
 
@@ -185,7 +190,7 @@ class Model:
         ledger = CURRENT_EPISODE.get()
         episode = None if ledger is None else ledger.next_call()
         spend = ledger.add if ledger is not None else _no_ledger
-        spend({"calls": 1, "attempts": 0})
+        spend(_A_CALL)
         client, slots = self._resources()
         self._check_stopped()
         kept = None
@@ -228,7 +233,7 @@ class Model:
             if self.budget is not None:
                 self.budget.pending -= most
         self.stats.attempts += 1
-        spend({"attempts": 1})
+        spend(_AN_ATTEMPT)
         if outcome.output is None:
             self.stats.faults[f"batch-{outcome.fault}"] += 1
             self.batch.resent()
@@ -255,7 +260,7 @@ class Model:
                     if self.budget is not None:  # without a cost limit no coroutine is made for it (every request)
                         await self._within_budget()
                     self.stats.attempts += 1
-                    spend({"attempts": 1})
+                    spend(_AN_ATTEMPT)
                     output = await (self._send(client, messages) if self.budget is not None
                                     else self.provider.generate(client, messages, self.config))
             except RetryableError as exc:

@@ -189,9 +189,9 @@ class _Watched:
         """The game's own default action."""
         return self._game.default_action
 
-    async def prepare(self) -> None:
-        """The game's own preparation."""
-        await self._game.prepare()
+    def prepare(self, *args: Any, **kwargs: Any) -> Any:
+        """The game's own preparation (its coroutine itself: no second one around it)."""
+        return self._game.prepare(*args, **kwargs)
 
     def reset(self, *args: Any, **kwargs: Any) -> Any:
         """The game's own reset."""

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from playbench.agents.base import Agent, Decision, EpisodeContext, Turn
 from playbench.core.errors import InfraError, PlaybenchError, StopRun, environment_fault
+from playbench.core.ledger import CURRENT_EPISODE
 from playbench.core.records import STATUSES, EpisodeRecord, Status, StepRecord, finite, unvalidated
 from playbench.log.durable import StoreWriteError
 from playbench.runner.plan import EpisodeJob
@@ -128,6 +129,9 @@ class Tally:
         """Add one played step's reward, validity and model usage."""
         self.reward += reward
         self.invalid += not valid
+        ledger = CURRENT_EPISODE.get()
+        if ledger is not None and ledger.usage:  # the record takes the ledger's count (``play_episode``): not summed
+            return
         for key, value in (decision.usage or {}).items():
             self.usage[key] = self.usage.get(key, 0) + int(value)
 
@@ -204,7 +208,7 @@ def _plain_step(fields: dict[str, Any]) -> bool:
             and _text(fields["action"]) and type(fields["executed"]) is str and _number(fields["reward"])
             and _number(fields["score"]) and type(fields["done"]) is bool and _text(fields["next_observation"])
             and _text(fields["frame"]) and (fields["usage"] is None or _counts(fields["usage"]))
-            and _keyed(fields["extra"]) and _number(fields["timing"]["latency_s"]))
+            and _keyed(fields["extra"]))  # ``timing``: made by ``step_record``, a finite float
 
 
 def _plain_episode(fields: dict[str, Any]) -> bool:
@@ -215,7 +219,7 @@ def _plain_episode(fields: dict[str, Any]) -> bool:
             and _optional_number(fields["progress"]) and _number(fields["reward"]) and type(fields["steps"]) is int
             and type(fields["invalid_actions"]) is int and _free_form(fields["metrics"])
             and _free_form(fields["instance"]) and _counts(fields["usage"]) and _text(fields["error"])
-            and _free_form(fields["timing"]) and (fields["options"] is None or _free_form(fields["options"])))
+            and (fields["options"] is None or _free_form(fields["options"])))  # ``timing``: made by ``_episode``
 
 
 def _text(value: Any) -> bool:
@@ -307,7 +311,7 @@ def _episode(job: EpisodeJob, agent_name: str, model: str | None, tally: Tally, 
     }
     if not _plain_episode(fields):  # validation converts it, or refuses it (a number not finite: see the caller)
         return EpisodeRecord(**{name: value for name, value in fields.items() if name != "trajectory"})
-    for name in ("metrics", "instance", "usage", "timing", "options"):  # copied, as validation copies them
+    for name in ("metrics", "instance", "usage", "options"):  # copied, as validation copies them (``timing`` is new)
         value = fields[name]
         if value is not None:
             fields[name] = dict(value)
