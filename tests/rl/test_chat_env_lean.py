@@ -275,3 +275,47 @@ def test_a_groups_copies_share_their_checked_job_and_other_indices_are_checked_a
         assert "at most" in str(exc)
     else:
         raise AssertionError("an index past what a run plays should be refused")
+
+
+def _cyclic_garbage(play: Any) -> int:
+    """Objects that only the cyclic garbage collector could free after ``play()``, collection paused meanwhile."""
+    import gc
+
+    gc.collect()
+    gc.disable()
+    try:
+        play()
+        return gc.collect()
+    finally:
+        gc.enable()
+
+
+def test_an_episode_leaves_no_reference_cycle_however_it_is_played_or_stopped() -> None:
+    spec = env_spec("smartplay/hanoi-3", seed=2, task_params={"max_steps": 3})
+
+    def synchronous() -> None:
+        for index in range(3):
+            env = ChatEnv.from_spec(spec, index)
+            messages = env.reset()
+            while messages:
+                messages, *_ = env.step(HANOI[0])
+        stopped = ChatEnv.from_spec(spec, 0)
+        stopped.reset()
+        stopped.close()
+
+    def asynchronous() -> None:
+        async def play() -> None:
+            env = ChatEnv.from_spec(spec, 1)
+            messages = await env.areset()
+            while messages:
+                messages, *_ = await env.astep(HANOI[1])
+            stopped = ChatEnv.from_spec(thread_prepared(spec), 0)  # its episode goes on as a task of the loop
+            await stopped.areset()
+            await stopped.aclose()
+
+        asyncio.run(play())
+
+    synchronous()  # warm: what the first episode makes once (the thread's loop, caches) is not counted
+    assert _cyclic_garbage(synchronous) == 0  # an ended episode's context held its ChatEnv: a cycle each
+    asynchronous()
+    assert _cyclic_garbage(asynchronous) == 0

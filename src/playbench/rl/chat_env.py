@@ -443,14 +443,15 @@ class ChatEnv:
                                  "close or finish it there")
         self._episode = None
         self._answer = self._request = None
-        coro, self._coro = self._coro, None
+        coro, context = self._coro, self._context
+        self._let_go()
         if coro is not None:  # stepped by hand: stopped where it waits (its cleanup runs), as a task is cancelled
-            assert self._context is not None and self._loop is not None
+            assert context is not None and self._loop is not None
             try:
-                awaited = self._context.run(coro.throw, asyncio.CancelledError())
+                awaited = context.run(coro.throw, asyncio.CancelledError())
             except BaseException:  # noqa: BLE001  (ended: cancelled, or by its own fault, as gather would keep)
                 return
-            cleanup = self._loop.create_task(_resume(coro, awaited), context=self._context)  # its cleanup awaits
+            cleanup = self._loop.create_task(_resume(coro, awaited), context=context)  # its cleanup awaits
             await asyncio.gather(cleanup, return_exceptions=True)
         elif episode is not None and not episode.done():
             episode.cancel()
@@ -494,7 +495,8 @@ class ChatEnv:
         coro = self._coro
         if coro is None or self._loop is None or not self._loop.is_closed():
             return
-        self._coro = self._episode = None
+        self._let_go()
+        self._episode = None
         try:
             coro.close()  # GeneratorExit where it waits: its cleanup (the game's close) runs
         except RuntimeError:  # a cleanup that awaits cannot run without its loop
@@ -532,15 +534,15 @@ class ChatEnv:
         try:
             awaited = context.run(coro.send, None)
         except StopIteration:
-            self._coro = None
+            self._let_go()
             episode.set_result(None)
             return
         except asyncio.CancelledError:
-            self._coro = None
+            self._let_go()
             episode.cancel()
             return
         except BaseException as exc:  # a fault of playbench itself: surfaces as a task's would (``_messages``)
-            self._coro = None
+            self._let_go()
             episode.set_exception(exc)
             if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: at once
                 raise
@@ -549,8 +551,16 @@ class ChatEnv:
             if outer is None:
                 asyncio.events._set_running_loop(None)
         if awaited is None or awaited is not self._answer:
-            self._coro = None
+            self._let_go()
             self._episode = loop.create_task(_resume(coro, awaited), context=context)
+
+    def _let_go(self) -> None:
+        """The hand-stepped coroutine is over, or a task's now: its context goes too.
+
+        The context holds this environment (the episode's ``_PLAYING`` and its answerer): kept after the
+        episode, it would tie the two in a cycle that only the garbage collector frees.
+        """
+        self._coro = self._context = None
 
     # -- the episode side -----------------------------------------------------------------------
 
