@@ -204,8 +204,10 @@ def test_sigterm_and_sighup_print_the_resume_line_and_the_run_resumes(tmp_path: 
     with FakeServer(latency=0.2) as server:
         args = ["eval", *RUN, "--model", "openai/fake", "--episodes", "8", "--max-connections", "2",
                 "--base-url", server.url, "--log-dir", str(tmp_path)]
+        # The signal's default action in the child, as a terminal gives it: under ``nohup`` SIGHUP is inherited
+        # ignored, and playbench rightly leaves an ignored signal ignored.
         proc = subprocess.Popen([*PLAYBENCH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env={**os.environ, **CLEAN})
+                                env={**os.environ, **CLEAN}, preexec_fn=lambda: signal.signal(signum, signal.SIG_DFL))
         run = wait_for_episodes(tmp_path, 1)
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=60)
