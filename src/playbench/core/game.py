@@ -5,6 +5,7 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 
 #: Every character a game writes: printable ASCII, tab and newline.
 CHARSET = frozenset(chr(i) for i in range(32, 127)) | {"\n", "\t"}
@@ -44,6 +45,10 @@ class Game(gymnasium.Env[str, str]):
     reference_policies: ClassVar[tuple[str, ...]] = ("random",)
     #: The step limit its episodes play: the facts row's, unless ``-T max_steps=`` gives another (None: none).
     max_steps: int | None = None
+    #: ``np_random`` once made, and the seed it is still to be made from (``reset``): most episodes never use it
+    #: (they are given their seed), and a generator is 1.5 KB each live episode would hold.
+    _generator: np.random.Generator | None = None
+    _generator_seed: int | None = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -51,6 +56,30 @@ class Game(gymnasium.Env[str, str]):
         self.invalid_actions = 0
 
     # -- what every game shares ---------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Seed ``np_random`` as gymnasium's ``Env.reset`` does (subclasses call it first and ignore its result).
+
+        The generator is made from ``seed`` on first use (``_np_random``), the very one gymnasium makes at once;
+        a bad seed is refused here, by gymnasium, as before.
+        """
+        if seed is not None:
+            if not (isinstance(seed, int) and seed >= 0):
+                seeding.np_random(seed)  # gymnasium's refusal (it raises)
+            self._generator, self._generator_seed, self._np_random_seed = None, seed, seed
+        return super().reset(options=options)
+
+    @property
+    def _np_random(self) -> np.random.Generator | None:
+        """The generator gymnasium keeps (behind ``np_random``): made from the seed ``reset`` was given, on first use."""
+        if self._generator is None and self._generator_seed is not None:
+            self._generator = seeding.np_random(self._generator_seed)[0]
+            self._generator_seed = None
+        return self._generator
+
+    @_np_random.setter
+    def _np_random(self, generator: np.random.Generator | None) -> None:
+        self._generator, self._generator_seed = generator, None
 
     def next_seed(self, seed: int | None) -> int:
         """The episode seed: ``seed`` itself, or the next draw from ``np_random`` when none is given."""

@@ -26,8 +26,19 @@ class SmartPlayGame(Game):
         self.score = 0.0
         self.completed = 0
         self.t = 0
-        self.rng = np.random.default_rng(0)
         self.episode_seed = 0
+        self._rng: np.random.Generator | None = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The episode's generator, from its seed: made on first use (only some games draw; 0.7 KB an episode)."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self.episode_seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, generator: np.random.Generator) -> None:
+        self._rng = generator
 
     def legal_actions(self) -> list[str]:
         """SmartPlay games always accept every action in their list."""
@@ -66,7 +77,7 @@ class SmartPlayGame(Game):
         """Start an episode; all randomness comes from ``seed``."""
         super().reset(seed=seed)
         self.episode_seed = self.next_seed(seed)
-        self.rng = np.random.default_rng(self.episode_seed)
+        self._rng = None  # made from the episode seed by the games that draw (``rng``)
         self.tracker.reset()
         self.score, self.completed, self.t, self._done = 0.0, 0, 0, False
         self.invalid_actions = 0
