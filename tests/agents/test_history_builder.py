@@ -88,3 +88,21 @@ def test_a_message_is_the_same_object_while_what_it_shows_is_unchanged() -> None
     assert [m.content for m in second] == ["Play", "Observation:\nfirst", "go left", "Observation:\nsecond",
                                            "go right", "Current Observation:\nthird"]
     assert all(a is b for a, b in zip(first[:3], second[:3], strict=True))  # system, first observation, first action
+
+
+def test_a_settled_event_is_held_as_its_message_alone() -> None:
+    builder = HistoryBuilder("Play", 3, 1, 1)  # a window of 6 events
+    builder.update_observation("first", image=Image(b"one", 1, 1))
+    builder.update_reasoning("plan 1")
+    builder.get_prompt()
+    builder.update_action("go left")
+    builder.update_observation("second")
+    builder.get_prompt()
+    assert [type(e).__name__ for e in builder.events] == ["_Event", "_Event", "_Event"]  # image, plan, current
+    builder.update_reasoning("plan 2")
+    builder.update_action("go right")
+    builder.update_observation("third", image=Image(b"two", 1, 1))
+    sent = builder.get_prompt()
+    assert [type(e).__name__ for e in builder.events] == ["Message", "Message", "Message", "_Event", "_Event"]
+    assert builder.events[:3] == sent[1:4]  # the first observation (its image left out), its action, the second
+    assert [m.content for m in sent[1:4]] == ["Observation:\nfirst", "go left", "Observation:\nsecond"]

@@ -10,7 +10,7 @@ _IMAGE_NOTICE = "Image observation provided."
 # An observation's message depends on these (bits of ``_Event.key``); each only ever goes from set to unset.
 _IS_CURRENT, _WITH_TEXT, _WITH_IMAGE = 1, 2, 4
 _NOT_RENDERED = 8  # an observation's key before its first message (no computed key equals it)
-_ACTION = -2  # ``_Event.key`` of an action (negative), ``| 1`` while it carries its reasoning
+_ACTION = -2  # ``_Event.key`` of an action (negative): one shown with its plan
 
 
 def observation_text(long_term: str | None, short_term: str = "", current: bool = True, image: bool = False) -> str:
@@ -31,13 +31,14 @@ def observation_text(long_term: str | None, short_term: str = "", current: bool 
 
 
 class _Event:
-    """One observation or action of the history, and the message it rendered to last (``key`` says how).
+    """An observation or action of the history that may still be shown otherwise, and its last message.
 
-    Lean, as every live episode holds a window of them: an observation's long-term text is kept once, in its
-    message once that is a past observation's (``Observation:⏎text``), and taken back from there if it is
-    rendered again (its image left out); an action keeps its text and, while shown, its reasoning. The current
-    observation's message is made afresh for each prompt and not kept: it changes at the next step anyway, and
-    the request sent holds it (with the strategy's suffix, a copy of it).
+    Only while it may: the current observation, a past one shown with its image, an action shown with its plan.
+    Any other event is held as its message alone (``HistoryBuilder.events``), 72 bytes less each. An observation's
+    long-term text is kept once, in its message once that is a past observation's (``Observation:⏎text``), and
+    taken back from there if it is rendered again (its image left out). The current observation's message is made
+    afresh for each prompt and not kept: it changes at the next step anyway, and the request sent holds it (with
+    the strategy's suffix, a copy of it).
     """
 
     __slots__ = ("text", "image", "reasoning", "key", "message")
@@ -68,7 +69,10 @@ class HistoryBuilder:
     max_text_history: int = 16
     max_image_history: int = 1
     max_cot_history: int = 1
-    events: list[_Event] = field(init=False)  # the window, oldest first (a list: a deque of 32 takes 1.3 KB, it 0.4)
+    # The window, oldest first (a list: a deque of 32 takes 1.3 KB, it 0.4). A settled event is its message: a past
+    # observation shown without an image (``user``; it may still lose its text, never anything else) or an action
+    # shown without a plan (``assistant``; never shown otherwise again).
+    events: list[_Event | Message] = field(init=False)
     window: int = field(init=False, repr=False)  # the events kept
     previous_reasoning: str | None = None
     last_short_term: str = ""
@@ -78,7 +82,7 @@ class HistoryBuilder:
         self.events = []
         self.window = max(1, 2 * max(self.max_text_history, self.max_image_history))
 
-    def _add(self, event: _Event) -> None:
+    def _add(self, event: _Event | Message) -> None:
         """Append ``event``, the oldest one forgotten past the window."""
         self.events.append(event)
         if len(self.events) > self.window:
@@ -91,7 +95,8 @@ class HistoryBuilder:
 
     def update_action(self, action: str) -> None:
         """Append the previous action, carrying the latest reasoning (CoT)."""
-        self._add(_Event(action, reasoning=self.previous_reasoning, action=True))
+        reasoning = self.previous_reasoning
+        self._add(Message("assistant", action) if reasoning is None else _Event(action, reasoning=reasoning, action=True))
 
     def update_reasoning(self, reasoning: str) -> None:
         """Remember the latest chain of thought (shown as ``Previous plan:``)."""
@@ -103,27 +108,33 @@ class HistoryBuilder:
         ``skip`` leaves out that many of the oldest events (context trimming); the current
         observation is always kept.
         """
-        events = list(self.events)
-        events = events[min(skip, max(0, len(events) - 1)):]
+        events = self.events
+        first = min(skip, max(0, len(events) - 1))
         # One pass, newest first: the newest observations keep their text (and images), only the newest
         # reasoning is kept (older reasoning is dropped for good, as in the original). An event's message
-        # is made again only when what it shows changed (rarely: a message is the same object step after step).
+        # is made again only when what it shows changed (rarely: a message is the same object step after step),
+        # and an event that has settled is held as its message alone.
         body: list[Message] = []
         texts = images = plans = 0
         current = True
-        for ev in reversed(events):
+        for i in range(len(events) - 1, first - 1, -1):
+            ev = events[i]
+            if isinstance(ev, Message):  # settled
+                if ev.role == "user":  # a past observation: it may lose its text
+                    if texts >= self.max_text_history and ev.content != _PAST:
+                        ev = events[i] = Message("user", _PAST)
+                    texts += 1
+                body.append(ev)
+                current = False
+                continue
             if ev.key < 0:
-                if ev.reasoning is not None:
-                    if plans < self.max_cot_history:
-                        plans += 1
-                    else:
-                        ev.reasoning = None
-                key = _ACTION | (ev.reasoning is not None)
-                if ev.key != key or ev.message is None:
+                if plans < self.max_cot_history:  # an action's event carries its plan
+                    plans += 1
+                    if ev.message is None:
+                        ev.message = Message("assistant", f"Previous plan:\n{ev.reasoning}")
+                else:  # its plan is dropped for good: it settles
                     assert ev.text is not None  # an action always has its text
-                    ev.message = Message("assistant", ev.text if ev.reasoning is None else
-                                         f"Previous plan:\n{ev.reasoning}")
-                    ev.key = key
+                    ev.message = events[i] = Message("assistant", ev.text)
             else:
                 key = current * _IS_CURRENT
                 if texts < self.max_text_history:
@@ -142,6 +153,7 @@ class HistoryBuilder:
                     ev.text = None  # the message holds it (taken back by long_term()), or it is never shown again
                     if not key & _WITH_IMAGE:
                         ev.image = None  # an image left out is never shown again (the windows only shrink)
+                        events[i] = ev.message  # it settles
             current = False
             assert ev.message is not None
             body.append(ev.message)
