@@ -4,6 +4,8 @@
 
 import json
 import pickle
+import subprocess
+import sys
 
 import orjson
 
@@ -60,3 +62,12 @@ def test_a_detached_record_is_a_new_equal_dict_and_the_message_keeps_none() -> N
         detached["content"] = "changed"
         assert json.dumps(held) == before and message.record() == held  # the caller's own: nobody else's changes
     assert Message("user", "a wall").detached_record() == {"role": "user", "content": "a wall"}
+
+
+def test_a_process_that_only_detaches_records_gets_them_small() -> None:
+    # A fresh process (no record made before): a detached record is smaller than the dict literal, not twice as big.
+    code = ("import sys\nfrom playbench.models.types import Message\n"
+            "print(sys.getsizeof(Message('user', 'x').detached_record()), sys.getsizeof({'role': 'user', 'content': 'x'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
+    detached, literal = map(int, out.split())
+    assert detached < literal
