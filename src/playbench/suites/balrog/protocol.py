@@ -6,6 +6,7 @@ including the original's typos and odd indentation, because they are benchmark i
 """
 
 import hashlib
+from functools import lru_cache
 from typing import Literal
 
 from playbench.suites.balrog import facts
@@ -61,8 +62,13 @@ you can use the 'toggle' action to interact with it.
 PLAY!"""
 
 
+@lru_cache(maxsize=256)
 def babyai_prompt(mission: str) -> str:
-    """BabyAI's instruction prompt for a mission (e.g. ``go to the grey ball``)."""
+    """BabyAI's instruction prompt for a mission (e.g. ``go to the grey ball``).
+
+    The same string for every episode of a mission, while it is among the last 256 asked: every live episode
+    holds its prompt (0.8 KB), and a level has few missions.
+    """
     return _BABYAI_PROMPT.format(mission=mission)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -141,6 +142,12 @@ INTERACTIVE_NOTE = (
 )
 
 
+@lru_cache(maxsize=64)
+def interactive_manual(manual: str) -> str:
+    """The interactive game's manual: one string for all the episodes of a setting (1.2 KB each live one held)."""
+    return manual + INTERACTIVE_NOTE
+
+
 class GraspInteractiveGame(_GraspBase):
     """The same instances played one action per turn, seeing the grid after every action."""
 
@@ -150,7 +157,7 @@ class GraspInteractiveGame(_GraspBase):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Build the instance and show the grid."""
         inst = self._setup(seed)
-        self.manual += INTERACTIVE_NOTE
+        self.manual = interactive_manual(self.manual)
         self.state = State(inst.grid, inst.constraints)
         self.actions: list[str] = []
         self._plan: list[str] | None = None

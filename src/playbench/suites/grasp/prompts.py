@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Literal
 
 from playbench.suites.grasp.grid import Constraints
@@ -38,6 +39,7 @@ _USER = (
 )
 
 
+@lru_cache(maxsize=64)  # one string for all the episodes of a setting (every live episode holds its 1.1 KB)
 def system_message(blocked: bool, constraints: Constraints, variant: PromptVariant = "official") -> str:
     """The system message; ``blocked`` is the grid file's obstacle flag (not a count of obstacles)."""
     cost = ""
