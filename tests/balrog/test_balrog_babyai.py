@@ -5,12 +5,14 @@ import asyncio
 import numpy as np
 import pytest
 from minigrid.core.constants import COLOR_TO_IDX, OBJECT_TO_IDX
+from minigrid.core.world_object import Wall
 
 from playbench.agents.reference import ReferenceAgent
 from playbench.core.registry import get_task
 from playbench.core.seeding import episode_seed
 from playbench.runner.plan import EpisodeJob
 from playbench.runner.runner import play_episode
+from playbench.suites.balrog.babyai import game as babyai_game
 from playbench.suites.balrog.babyai.game import BabyAIGame
 from playbench.suites.balrog.babyai.levels import HELD_OUT
 from playbench.suites.balrog.babyai.text import balrog_text, describe_view
@@ -137,3 +139,23 @@ def test_through_the_runner():
     assert record.status == "ok" and record.score == 1.0 and record.completion == 1.0
     assert record.instance["task"] == "BabyAI-MixedTrainLocal-v0/pickup"
     assert record.metrics["progression"] == 1.0 and steps[-1].done
+
+
+@pytest.mark.parametrize("kind", BABYAI_LEVELS)
+@pytest.mark.parametrize("policy", ["oracle", "random"])
+def test_a_level_holds_one_wall_object_and_plays_as_with_one_a_cell(kind, policy, monkeypatch):
+    def walls(game: BabyAIGame) -> int:
+        return len({id(o) for o in game.env.grid.grid if type(o) is Wall})
+
+    shared = BabyAIGame(_row(kind), images=True)
+    first = shared.reset(seed=7)
+    monkeypatch.setattr(babyai_game, "share_walls", lambda grid: None)
+    own = BabyAIGame(_row(kind), images=True)  # minigrid's own: an object a wall cell
+    assert own.reset(seed=7)[0] == first[0] and walls(shared) == 1 and walls(own) > 20
+    rng = np.random.default_rng(0)
+    for step in range(40):
+        action = shared.reference_action(policy, rng)  # the oracle (minigrid's bot) reads the shared walls
+        a, b = shared.step(action), own.step(action)
+        assert a[:4] == b[:4] and np.array_equal(a[4]["image"], b[4]["image"]), step
+        if a[2] or a[3]:
+            break
