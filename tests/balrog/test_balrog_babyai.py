@@ -159,3 +159,9 @@ def test_a_level_holds_one_wall_object_and_plays_as_with_one_a_cell(kind, policy
         assert a[:4] == b[:4] and np.array_equal(a[4]["image"], b[4]["image"]), step
         if a[2] or a[3]:
             break
+
+
+def test_every_level_shares_minigrids_spaces():
+    a, b = BabyAIGame(_row("goto")), BabyAIGame(_row("open"))
+    assert a.env.observation_space is b.env.observation_space and a.env.action_space is b.env.action_space
+    assert a.env.observation_space["image"].shape == (7, 7, 3) and a.env.action_space.n == 7

@@ -42,6 +42,9 @@ DOOR_COLOURS: tuple[str, ...] = ("yellow", "green", "blue", "purple")
 _ORIGINAL_NAME = {"goto": "goto", "pickup": "pickup", "open": "open", "putnext": "putnext",
                   "pick_up_seq_go_to": "pick up seq go to"}
 _MAX_TRIES = 1000
+#: The observation and action spaces of every level of an agent view size: minigrid makes a pair for each env
+#: (1.5 KB, held by each live episode) and reads neither; they are never sampled or seeded here.
+_SPACES: dict[int, tuple[Any, Any]] = {}
 
 
 class MixedTrainLocal(RoomGridLevel):
@@ -57,6 +60,8 @@ class MixedTrainLocal(RoomGridLevel):
         self.locked_room: Any = None
         num_cols = 2 if kind == "open" else 1
         super().__init__(room_size=room_size, num_rows=1, num_cols=num_cols, **kwargs)
+        spaces = _SPACES.setdefault(self.agent_view_size, (self.observation_space, self.action_space))
+        self.observation_space, self.action_space = spaces
 
     def _gen_grid(self, width: int, height: int) -> None:
         # Minigrid's loop prints every rejection; this one regenerates silently (same seed -> same level).
