@@ -575,17 +575,22 @@ class ChatEnv:
             self._answer = self._request = None  # an ended episode's last request is dropped (it holds a history)
             self._wake_up()
 
-    async def _ask(self, messages: list[Message]) -> str:
-        """The channel model's request: hand it out (wake the caller) and wait for the answer."""
-        if self._script:  # a branch's prefix: the run's own answer
-            return self._script.popleft()
+    def _ask(self, messages: list[Message]) -> "asyncio.Future[str]":
+        """The channel model's request: hand it out (wake the caller); the future of its answer, to await.
+
+        The future itself, not a coroutine awaiting it: one coroutine less to make, suspend and resume a step.
+        """
         assert self._loop is not None
+        answer: asyncio.Future[str] = self._loop.create_future()
+        if self._script:  # a branch's prefix: the run's own answer, there at once
+            answer.set_result(self._script.popleft())
+            return answer
         if self._answer is not None:  # the caller answers one request at a time (the shared model does not queue)
             raise RuntimeError("the agent made a second request while one was pending")
         self._request = messages
-        self._answer = self._loop.create_future()
+        self._answer = answer
         self._wake_up()
-        return await self._answer
+        return answer
 
     async def _check_branch(self, branch: "Branch") -> None:
         """Refuse (and stop) a branch whose re-played prefix or request at its step is not the run's."""
