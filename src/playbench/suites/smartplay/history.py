@@ -1,14 +1,13 @@
 """SmartPlay's history text: the last observations, numbered, never including the current one."""
 
-from collections import deque
-
 
 class HistoryTracker:
     """Keeps the last ``history`` observations and renders SmartPlay's history block."""
 
     def __init__(self, history: int) -> None:
         self.history = history
-        self._obs: deque[str] = deque(maxlen=max(1, history))
+        self._kept = max(1, history)
+        self._obs: list[str] = []  # oldest first; a list, as every live episode holds one (a deque takes 0.7 KB)
         self._count = 0  # observations stored so far, including those dropped
 
     def reset(self) -> None:
@@ -28,4 +27,6 @@ class HistoryTracker:
     def add(self, obs: str) -> None:
         """Store an observation (after the history text for it was built)."""
         self._obs.append(obs)
+        if len(self._obs) > self._kept:
+            del self._obs[0]
         self._count += 1
