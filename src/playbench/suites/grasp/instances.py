@@ -9,7 +9,7 @@ first 1,600 are exactly the paper's subset (grid indices 0-9).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from playbench.core.errors import PlaybenchError
@@ -26,7 +26,7 @@ class Instance:
     """A concrete instance: the grid, its text, the constraints and where it came from."""
 
     grid: Grid
-    text: str
+    official_text: str | None  # the grid file's text; None: a generated grid's, rendered when first asked (``text``)
     blocked: bool
     constraints: Constraints
     distribution: str
@@ -34,6 +34,15 @@ class Instance:
     start_region: str
     energy_probability: float
     source: dict[str, Any]
+
+    @cached_property
+    def text(self) -> str:
+        """The grid's §3 text: the official file's, or a generated grid's rendering.
+
+        Rendered when first asked: the interactive game shows its own view, and asks only as its episode ends
+        (``describe``), so a live episode does not hold it (1.2 KB).
+        """
+        return self.official_text if self.official_text is not None else render_grid(self.grid)
 
     def describe(self) -> dict[str, Any]:
         """The JSON dict stored as the episode's ``instance``."""
@@ -137,7 +146,7 @@ def _kept(p: GraspParams, index: int, seed: int) -> Instance:
 
         g = generate(np.random.default_rng(seed), distribution, obstacle, start_region, p.skew_axes, p.cluster_centres)
         source = {"source": "generated", "seed": seed, "skew_axes": p.skew_axes, "cluster_centres": p.cluster_centres}
-        return Instance(g.grid, render_grid(g.grid), obstacle == "block", constraints, distribution, obstacle,
+        return Instance(g.grid, None, obstacle == "block", constraints, distribution, obstacle,
                         start_region, g.energy_probability, source)
     keys = _official_keys(p)
     if not keys:
