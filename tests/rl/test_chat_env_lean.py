@@ -212,7 +212,12 @@ def test_keep_steps_false_leaves_no_record_cached_on_its_history_and_gives_the_c
         mine, *_ = lean.step(answer)
         assert mine == kept.step(answer).messages and len(mine) > 3
         assert lean.request is not None and all(m._record is None for m in lean.request)  # one dict a message: the caller's
-    assert kept.request is not None and all(m._record is not None for m in kept.request)  # its step records hold them
+    # Its step records hold the history's cached records, shared (a message new in the pending request gets its
+    # record once it is answered).
+    sent = kept.steps()[-1].messages
+    assert kept.request is not None and sent is not None
+    cached = [m._record for m in kept.request if m._record is not None]
+    assert len(cached) > 3 and all(any(r is s for s in sent) for r in cached)
 
 def test_an_ended_episode_holds_neither_its_last_request_nor_its_game() -> None:
     env = ChatEnv("grasp/energy", index=1, seed=5)
@@ -319,3 +324,22 @@ def test_an_episode_leaves_no_reference_cycle_however_it_is_played_or_stopped() 
     assert _cyclic_garbage(synchronous) == 0  # an ended episode's context held its ChatEnv: a cycle each
     asynchronous()
     assert _cyclic_garbage(asynchronous) == 0
+
+
+def test_the_channels_token_count_is_the_mock_providers_and_a_record_copy_is_the_record() -> None:
+    from playbench.models.providers.mock import prompt_tokens
+    from playbench.models.types import Image, Message
+    from playbench.rl.channel import request_tokens
+
+    texts = ["", "abc", "abcd", "x" * 1001, "é" * 7]
+    messages = [Message("user" if k % 2 else "assistant", text) for k, text in enumerate(texts)]
+    assert request_tokens(messages) == prompt_tokens(messages) == sum(len(t) // 4 + 1 for t in texts)
+    with_image = [*messages, Message("user", "look", (Image(b"\x89PNG fake", 2, 2),))]
+    assert request_tokens(with_image) == prompt_tokens(with_image)
+
+    kept = messages[1].record()
+    copy = messages[1].record_copy()
+    assert copy == kept and copy is not kept and list(copy) == list(kept)
+    assert messages[1].record() is kept  # the cached record stays the message's
+    messages[1].parts = True
+    assert messages[1].record_copy() == {"role": "user", "content": "abc", "parts": True} == messages[1].record()

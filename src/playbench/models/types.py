@@ -100,6 +100,13 @@ class Message:
         a cached record per history message would be a second dict beside the caller's (3 KB a live episode).
         """
         self._record = None  # dropped, never handed out: whoever holds it (a step record) keeps it unchanged
+        return self.record_copy()
+
+    def record_copy(self) -> dict[str, Any]:
+        """A new dict equal to ``record()``, the caller's to change; a record cached on the message is kept.
+
+        Made directly, not as a copy of ``record()``: a request's history is handed out at every step.
+        """
         if self.images:
             return self.record()  # made afresh each time, never cached
         out = _TEXT_ONLY.copy()  # a copy of a shared-key dict shares its keys too (and is made faster than a literal)

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
 
-from playbench.models.mockbrain import approx_tokens
+from playbench.models.mockbrain import approx_tokens, approx_tokens_sum
 from playbench.models.model import Model, ModelSettings
 from playbench.models.providers.base import Provider
 from playbench.models.providers.mock import prompt_tokens
@@ -60,9 +60,9 @@ def request_tokens(messages: list[Message]) -> int:
 
     A request repeats its whole history at every step, so this runs over every message of it every step.
     """
-    if any(m.images for m in messages):
+    if any([m.images for m in messages]):
         return prompt_tokens(messages)
-    return sum([approx_tokens(m.content) for m in messages])
+    return approx_tokens_sum([m.content for m in messages])
 
 
 def channel_model(name: str, config: GenerateConfig) -> Model:

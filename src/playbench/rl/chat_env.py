@@ -651,8 +651,8 @@ class ChatEnv:
             self._episode.result()  # a fault of playbench itself (never the game's nor the agent's) surfaces here
             return []
         assert self._request is not None
-        if self._keep_steps:  # its step records hold the messages' cached records: copied
-            return [m.record().copy() for m in self._request]
+        if self._keep_steps:  # its step records hold the messages' cached records: left as they are
+            return [m.record_copy() for m in self._request]
         return [m.detached_record() for m in self._request]  # no record kept: none left cached on the history
 
     def _result(self) -> StepResult:
