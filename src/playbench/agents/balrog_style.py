@@ -4,6 +4,7 @@ Exact texts, history and parsing of specs/balrog.md §3 in ``compat`` mode; the 
 default. A fresh agent is built for every episode, so no state leaks between episodes (B8).
 """
 
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -110,11 +111,18 @@ class BalrogAgent:
                 m.parts = True
         return messages
 
-    async def act(self, turn: Turn) -> Decision:
-        """One model call (plus trimming retries when the context overflows)."""
+    def act(self, turn: Turn) -> Coroutine[Any, Any, Decision]:
+        """One model call (plus trimming retries when the context overflows).
+
+        The coroutine of the step itself, a one-step task's or a history step's: none around it to make, suspend
+        and resume while the model thinks (and a frame less for each live episode to hold).
+        """
         assert self.ctx is not None, "start() must be called first"
-        if self.ctx.one_step:
-            return await self._one_step(turn)
+        return self._one_step(turn) if self.ctx.one_step else self._history_step(turn)
+
+    async def _history_step(self, turn: Turn) -> Decision:
+        """A step of a many-step task: the history prompt, its answer parsed."""
+        assert self.ctx is not None
         if self.builder is None:
             self.builder = HistoryBuilder(self._instruction(turn), self.p.max_text_history, self.p.max_image_history,
                                           self.p.max_cot_history)
