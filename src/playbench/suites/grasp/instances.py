@@ -45,7 +45,12 @@ class Instance:
         return self.official_text if self.official_text is not None else render_grid(self.grid)
 
     def describe(self) -> dict[str, Any]:
-        """The JSON dict stored as the episode's ``instance``."""
+        """The JSON dict stored as the episode's ``instance`` (a new dict; what it holds is shared: read only)."""
+        return dict(self._described)
+
+    @cached_property
+    def _described(self) -> dict[str, Any]:
+        """``describe``'s dict, made once: a GRPO group's copies play one instance, each recording it."""
         return {
             **self.source,
             "distribution": self.distribution,
