@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from playbench.agents.base import Agent, Decision, EpisodeContext, Turn
 from playbench.core.errors import InfraError, PlaybenchError, StopRun, environment_fault
-from playbench.core.ledger import CURRENT_EPISODE
+from playbench.core.ledger import EpisodeLedger
 from playbench.core.records import STATUSES, EpisodeRecord, Status, StepRecord, finite, unvalidated
 from playbench.log.durable import StoreWriteError
 from playbench.runner.plan import EpisodeJob
@@ -124,16 +124,20 @@ class Tally:
     fault: Fault | None = None
     started: float = field(default_factory=time.perf_counter)
     started_at: str = field(default_factory=lambda: started_at(time.time()))
+    ledger: EpisodeLedger | None = None  # the episode's model ledger, whose count the record takes once it has one
 
     def count(self, decision: Decision, valid: bool, reward: float) -> None:
-        """Add one played step's reward, validity and model usage."""
+        """Add one played step's reward, validity and model usage (not summed while the ledger's is the record's)."""
         self.reward += reward
         self.invalid += not valid
-        ledger = CURRENT_EPISODE.get()
-        if ledger is not None and ledger.usage:  # the record takes the ledger's count (``play_episode``): not summed
+        if self.ledger_counts():
             return
         for key, value in (decision.usage or {}).items():
             self.usage[key] = self.usage.get(key, 0) + int(value)
+
+    def ledger_counts(self) -> bool:
+        """Whether the record's usage is the ledger's: the model's own count of every request sent, answered or not."""
+        return self.ledger is not None and bool(self.ledger.usage)
 
 
 def number(value: Any) -> float | None:

@@ -69,9 +69,9 @@ async def play_episode(
     ``outcome.classify`` says: an ``OSError`` from the game is the environment's, ``infra-error``); only
     ``StopRun`` (a fault of the whole run), ``StoreWriteError`` and cancellation propagate.
     """
-    tally = Tally()
     ledger = EpisodeLedger(job.task.id, job.index, job.seed)
     CURRENT_EPISODE.set(ledger)  # this task's context only: concurrent episodes each see their own
+    tally = Tally(ledger=ledger)
     steps: list[StepRecord] = []
     keep = steps.append if record_step is None else record_step
     game: Any = None
@@ -91,7 +91,7 @@ async def play_episode(
         tally.fault = classify(exc, "game")
     finally:
         instance, progress = game_end(game)
-    if ledger.usage:  # the model's own count: every request sent, answered or not
+    if tally.ledger_counts():
         tally.usage = dict(ledger.usage)
     return episode_record(job, agent_name, model, tally, instance, progress), steps
 
