@@ -212,7 +212,7 @@ def test_mock_action_lists_are_read_from_their_own_lines_only() -> None:
     assert numbered_actions("1. a\nnote\n1. b\n2. c") == ["b", "c"]
 
 
-def test_clean_output_is_a_cleaned_copy_with_every_other_field_kept() -> None:
+def test_clean_output_cleans_in_place_and_keeps_every_other_field() -> None:
     from playbench.models.redact import register_secret
     from playbench.models.sanitize import clean_output
     from playbench.models.types import ModelOutput
@@ -221,7 +221,9 @@ def test_clean_output_is_a_cleaned_copy_with_every_other_field_kept() -> None:
     raw = ModelOutput(text="a \ud800 sk-clean-output-test", input_tokens=7, output_tokens=3, reasoning="r",
                       attempts=2, cached=True, stop_reason="stop", cache_read_tokens=1, cache_write_tokens=2,
                       batch=True, tokens_reported=False)
+    before = dict(vars(raw))
     cleaned = clean_output(raw)
-    assert cleaned is not raw and raw.text == "a \ud800 sk-clean-output-test"  # the original is left as it was
-    assert cleaned.text == "a \ufffd ***"
-    assert vars(cleaned) == {**vars(raw), "text": "a \ufffd ***"}
+    assert cleaned is raw and cleaned.text == "a \ufffd ***"
+    assert vars(cleaned) == {**before, "text": "a \ufffd ***"}
+    assert clean_output(ModelOutput(text="t", reasoning="why \udfff", stop_reason="sk-clean-output-test")) \
+        == ModelOutput(text="t", reasoning="why \ufffd", stop_reason="***")

@@ -211,6 +211,10 @@ class Model:
                 return hit
         if self.batch is not None:
             output = await self._batched(client, slots, messages, episode, spend)
+        elif self.provider.in_process and self.budget is None:  # what ``_ask`` does of one attempt that succeeds
+            self.stats.attempts += 1
+            spend(_AN_ATTEMPT)
+            output = self._answered(clean_output(await self.provider.generate(client, messages, self.config)), spend)
         else:
             output = await self._ask(client, slots, messages, spend)
         if kept is not None and self.budget is not None and self.budget.limit is not None:

@@ -27,11 +27,15 @@ def clean_text(text: str) -> str:
 
 
 def clean_output(output: ModelOutput) -> ModelOutput:
-    """A copy of ``output`` whose text, reasoning and stop reason are cleaned."""
-    # field for field, as dataclasses.replace would copy it but 5 times faster (every answer passes here)
-    cleaned = object.__new__(type(output))
-    cleaned.__dict__.update(output.__dict__)
-    cleaned.text = clean_text(output.text)
-    cleaned.reasoning = None if output.reasoning is None else clean_text(output.reasoning)
-    cleaned.stop_reason = None if output.stop_reason is None else clean_text(output.stop_reason)
-    return cleaned
+    """``output`` with its text, reasoning and stop reason cleaned, in place (and returned).
+
+    Every caller hands over an answer made for it alone (a provider's, or one read afresh from the cache, a
+    batch or the kept answers). In place, not copied: a copy made through ``__dict__`` gives the answer a dict
+    of its own, and every later read of its fields is slower (8 us a BabyAI step of a ChatEnv, measured).
+    """
+    output.text = clean_text(output.text)
+    if output.reasoning is not None:
+        output.reasoning = clean_text(output.reasoning)
+    if output.stop_reason is not None:
+        output.stop_reason = clean_text(output.stop_reason)
+    return output

@@ -42,6 +42,7 @@ class ChannelProvider(Provider):
 
     name = "channel"
     uses_http = False
+    in_process = True
 
     def __init__(self, model: str) -> None:
         super().__init__(model, "channel://", None)

@@ -78,6 +78,9 @@ class Provider:
 
     name = "?"
     uses_http = True
+    #: whether it answers from inside this process and never fails for a retry (a ChatEnv's caller): its
+    #: requests then hold no connection slot and pass through no retry loop
+    in_process = False
     #: whether the API key travels in the ``Authorization`` header (then it cannot go with basic auth)
     key_in_authorization = False
 
