@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from playbench.agents.base import Decision, EpisodeContext, Turn
-from playbench.agents.chat import add_usage, ask, observation_image, with_suffix
+from playbench.agents.chat import ask, observation_image, with_suffix
 from playbench.agents.few_shot import demo_candidates, demo_messages, load_demos, same_instance
 from playbench.agents.prompts import balrog, parse
 from playbench.agents.prompts.history import HistoryBuilder
@@ -139,7 +139,7 @@ class BalrogAgent:
         if dropped:
             extra["history_dropped"] = dropped
         return Decision(raw=output.text, action=action, messages=messages_record(sent),
-                        usage=add_usage(None, self.model.usage(output)), extra=extra)
+                        usage=self.model.usage(output), extra=extra)
 
     async def _one_step(self, turn: Turn) -> Decision:
         """A one-step task: its official prompt, unchanged unless explicitly allowed.
