@@ -457,7 +457,10 @@ class Model:
 
     def _answer_usage(self, output: ModelOutput) -> dict[str, int]:
         """What an answer adds to the ledger: its usage but the call and request counts (added as they happen)."""
-        return {k: v for k, v in self.usage(output).items() if k not in ("calls", "attempts")}
+        usage = self.usage(output)  # a fresh dict
+        usage.pop("calls", None)
+        usage.pop("attempts", None)
+        return usage
 
     def _store(self, key: str, output: ModelOutput) -> None:
         assert self.cache is not None

@@ -483,9 +483,11 @@ class ChatEnv:
 
     def _sync_loop(self) -> asyncio.AbstractEventLoop:
         """The calling thread's loop, where a synchronous call may go on with this episode."""
-        loop = _thread_loop()
+        loop = _thread_loop()  # never a closed loop: an episode on it is no orphan, and may go on
+        if self._loop is loop:
+            return loop
         self._drop_orphan()
-        if self._episode is not None and not self._episode.done() and self._loop is not loop:
+        if self._episode is not None and not self._episode.done():
             raise PlaybenchError(f"{self.task_id} #{self.index}: its episode runs on another event loop "
                                  "(started by areset, or on another thread); go on with astep there")
         return loop
