@@ -93,7 +93,7 @@ def unvalidated(cls: type[R], fields: dict[str, Any], given: frozenset[str]) -> 
     Only for the runner's hot path, where the caller has checked that validation would keep every value as
     it is: each of the field's exact type, every number finite (free-form fields searched), each dict a fresh
     one. ``fields`` names every field, in ``cls``'s order (defaults included), ``given`` those named in the
-    call. ``tests/core/test_records_unvalidated.py`` holds the two ways equal.
+    call. ``tests/runner/test_records_unvalidated.py`` holds the two ways equal.
     """
     record = cls.__new__(cls)
     _set(record, "__dict__", fields)

@@ -289,7 +289,7 @@ def episode_record(job: EpisodeJob, agent_name: str, model: str | None, tally: T
     fault, reward = tally.fault, tally.reward
     info = tally.info
     outcome: dict[str, Any] = {"score": number(info.get("score")), "completion": number(info.get("completed", 0)),
-                               "progress": progress, "metrics": dict(info.get("metrics", {}))} if fault is None else {}
+                               "progress": progress, "metrics": info.get("metrics", {})} if fault is None else {}
     try:  # the usual case: the record's own validation is the one search for non-finite numbers
         return _episode(job, agent_name, model, tally, fault, reward, outcome, instance)
     except ValidationError:

@@ -92,7 +92,7 @@ async def play_episode(
     finally:
         instance, progress = game_end(game)
     if tally.ledger_counts():
-        tally.usage = dict(ledger.usage)
+        tally.usage = ledger.usage  # the record copies it
     return episode_record(job, agent_name, model, tally, instance, progress), steps
 
 
