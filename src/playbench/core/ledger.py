@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass
+@dataclass(slots=True, weakref_slot=True)  # weakly referred to: a provider forgets per-episode state with it
 class EpisodeLedger:
     """One episode's identity and its model usage so far."""
 

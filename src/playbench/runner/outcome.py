@@ -111,7 +111,7 @@ def started_at(now: float) -> str:
     return _stamp[1]
 
 
-@dataclass
+@dataclass(slots=True)
 class Tally:
     """An episode so far: what its record sums up, and the fault that ended it (None while none did)."""
 
