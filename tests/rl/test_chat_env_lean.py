@@ -336,6 +336,7 @@ def test_the_channels_token_count_is_the_mock_providers_and_a_record_copy_is_the
     assert request_tokens(messages) == prompt_tokens(messages) == sum(len(t) // 4 + 1 for t in texts)
     with_image = [*messages, Message("user", "look", (Image(b"\x89PNG fake", 2, 2),))]
     assert request_tokens(with_image) == prompt_tokens(with_image)
+    assert request_tokens(with_image[::-1]) == prompt_tokens(with_image[::-1])  # an image first, or last
 
     kept = messages[1].record()
     copy = messages[1].record_copy()

@@ -101,7 +101,3 @@ def approx_tokens(text: str) -> int:
     """A cheap token estimate (4 characters per token) for mock usage figures."""
     return len(text) // 4 + 1
 
-
-def approx_tokens_sum(texts: list[str]) -> int:
-    """``sum(approx_tokens(t) for t in texts)``, with no call a text (a request's whole history, every step)."""
-    return sum([len(text) // 4 for text in texts]) + len(texts)
