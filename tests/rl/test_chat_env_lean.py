@@ -241,6 +241,9 @@ def test_an_ended_lean_episode_lets_go_of_its_game_and_agent_at_once_and_still_a
         messages, *_ = env.step("UP")
     assert game() is None and agent() is None  # freed when the episode ended (no collection needed)
     assert env.done and env.record().status == "ok" and env.score == env.record().score and env.request is None
+    held = weakref.ref(env)  # a trainer may hold its environments weakly (the env is slotted)
+    del env
+    assert held() is None
 
 def test_grasp_instance_kept_or_made_anew_plays_the_same_records() -> None:
     from playbench.suites.grasp.instances import KEPT_INSTANCES, _kept

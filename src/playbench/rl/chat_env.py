@@ -288,10 +288,11 @@ class ChatEnv:
     live episodes; every step's result, ``record()`` and ``score`` are the same.
     """
 
-    # Slotted: every step reads and writes a dozen of these (and many episodes are alive at once).
+    # Slotted: every step reads and writes a dozen of these (and many episodes are alive at once); a trainer
+    # may still hold its environments weakly.
     __slots__ = ("spec", "index", "seed", "_job", "_loop", "_episode", "_coro", "_context", "_wake", "_answer",
                  "_request", "_record", "_keep_steps", "_steps", "_frames", "_seen", "_flags", "_game", "_branch",
-                 "_script", "_stops")
+                 "_script", "_stops", "__weakref__")
 
     def __init__(self, task: str, index: int = 0, seed: int = 0, agent: str = "naive", task_params: KeyValues = None,
                  agent_params: KeyValues = None, model: str = DEFAULT_MODEL, model_params: KeyValues = None,
