@@ -99,6 +99,13 @@ _A_CALL = {"calls": 1, "attempts": 0}
 _AN_ATTEMPT = {"attempts": 1}
 
 
+def _without_call_counts(usage: dict[str, int]) -> dict[str, int]:
+    """An answer's fresh ``usage`` without its call and request counts (the ledger adds those as they happen)."""
+    usage.pop("calls", None)
+    usage.pop("attempts", None)
+    return usage
+
+
 def _no_ledger(counts: dict[str, int]) -> None:
     """Where usage goes when no episode is current (a Model used outside the runner)."""
 
@@ -363,7 +370,7 @@ class Model:
         """A kept answer bought before the run stopped at its limit: counted at what it cost then, not asked again."""
         assert self.budget is not None
         output = clean_output(kept_output(entry))
-        usage = {k: v for k, v in output.usage().items() if k not in ("calls", "attempts")}
+        usage = _without_call_counts(output.usage())
         usage.update(cost_micro_usd=entry["cost_micro_usd"], paid_earlier=1)
         self.stats.paid_earlier += 1
         spend(usage)
@@ -457,10 +464,7 @@ class Model:
 
     def _answer_usage(self, output: ModelOutput) -> dict[str, int]:
         """What an answer adds to the ledger: its usage but the call and request counts (added as they happen)."""
-        usage = self.usage(output)  # a fresh dict
-        usage.pop("calls", None)
-        usage.pop("attempts", None)
-        return usage
+        return _without_call_counts(self.usage(output))
 
     def _store(self, key: str, output: ModelOutput) -> None:
         assert self.cache is not None
